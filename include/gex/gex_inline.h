@@ -1,0 +1,210 @@
+/* gex/gex_inline.h -- libgex internal: the inline RMA fast path.
+ *
+ * Not for direct inclusion; gasnetex.h includes it.  Everything named gexi_
+ * is internal and may change between releases.
+ *
+ * The fast path: an RMA to a peer whose segment is mapped into this process
+ * (same node) is a rank check, a segment bounds check (both only when the
+ * library is built with GEX_CHECKS) and a memcpy through a precomputed
+ * address delta.  No locks, no allocation, no function pointers.  Peers that
+ * are not mapped here go to an out-of-line transport call.
+ */
+#ifndef GEX_INLINE_H
+#define GEX_INLINE_H
+
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define GEXI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define GEXI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define GEXI_INLINE static inline __attribute__((always_inline))
+#define GEXI_COLD __attribute__((cold, noinline, noreturn))
+#else
+#define GEXI_LIKELY(x) (x)
+#define GEXI_UNLIKELY(x) (x)
+#define GEXI_INLINE static inline
+#define GEXI_COLD
+#endif
+
+/* One entry per member of a team, indexed by team rank.
+ * Invariant: seg_base/seg_size describe the member's bound segment in the
+ * owner's address space (seg_size == 0: no segment known).  When 'local'
+ * is non-zero the segment is mapped in this process at seg_base + delta. */
+typedef struct gexi_Peer {
+  uintptr_t seg_base;
+  uintptr_t seg_size;
+  intptr_t delta;
+  gex_Rank_t jobrank;
+  uint32_t local;
+} gexi_Peer_t;
+
+/* The leading part of every gex_TM_t (teams and TM-pairs alike); the rest of
+ * the object is private to the library. */
+struct gexi_TM_head {
+  const gexi_Peer_t *peers;
+  gex_Rank_t size;
+  gex_Rank_t rank;
+};
+#define GEXI_TM(tm) ((const struct gexi_TM_head *)(tm))
+
+/* Out-of-line error reports: print one line naming the call and values, then
+ * end the whole job with a non-zero status. */
+GEXI_COLD void gexi_bad_rank(const char *fn, gex_TM_t tm, gex_Rank_t rank);
+GEXI_COLD void gexi_bad_range(const char *fn, gex_TM_t tm, gex_Rank_t rank, const void *addr,
+                              size_t nbytes);
+GEXI_COLD void gexi_bad_value_size(const char *fn, size_t nbytes);
+
+/* Slow path for peers that are not mapped here.  'mode' selects the form:
+ * 0 blocking, 1 NB (returns the event), 2 NBI (returns NO_OP on failure). */
+gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                                size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                int mode);
+gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
+                                size_t nbytes, gex_Flags_t flags, int mode);
+#define GEXI_MODE_BLOCKING 0
+#define GEXI_MODE_NB 1
+#define GEXI_MODE_NBI 2
+
+GEXI_INLINE const gexi_Peer_t *gexi_peer_checked(const char *fn, gex_TM_t tm, gex_Rank_t rank,
+                                                 const void *addr, size_t nbytes) {
+  const struct gexi_TM_head *t = GEXI_TM(tm);
+#if GEX_CHECKS
+  if (GEXI_UNLIKELY(tm == GEX_TM_INVALID || rank >= t->size)) gexi_bad_rank(fn, tm, rank);
+#endif
+  const gexi_Peer_t *p = &t->peers[rank];
+#if GEX_CHECKS
+  uintptr_t off = (uintptr_t)addr - p->seg_base;
+  if (GEXI_UNLIKELY(off > p->seg_size || nbytes > p->seg_size - off))
+    gexi_bad_range(fn, tm, rank, addr, nbytes);
+#else
+  (void)fn;
+  (void)addr;
+  (void)nbytes;
+#endif
+  return p;
+}
+
+/* ---- Put ------------------------------------------------------------------ */
+GEXI_INLINE int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                               size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags) {
+  const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_PutNBI", tm, rank, dest, nbytes);
+  if (GEXI_LIKELY(p->local)) {
+    memcpy((char *)dest + p->delta, src, nbytes);
+    return 0;
+  }
+  return gexi_RMA_Put_remote(tm, rank, dest, src, nbytes, lc_opt, flags, GEXI_MODE_NBI) != 0;
+}
+
+GEXI_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest,
+                                      const void *src, size_t nbytes, gex_Event_t *lc_opt,
+                                      gex_Flags_t flags) {
+  const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_PutNB", tm, rank, dest, nbytes);
+  if (GEXI_LIKELY(p->local)) {
+    memcpy((char *)dest + p->delta, src, nbytes);
+    if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER && lc_opt != GEX_EVENT_GROUP)
+      *lc_opt = GEX_EVENT_INVALID;
+    return GEX_EVENT_INVALID;
+  }
+  return gexi_RMA_Put_remote(tm, rank, dest, src, nbytes, lc_opt, flags, GEXI_MODE_NB);
+}
+
+GEXI_INLINE int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                                    size_t nbytes, gex_Flags_t flags) {
+  const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_PutBlocking", tm, rank, dest, nbytes);
+  if (GEXI_LIKELY(p->local)) {
+    memcpy((char *)dest + p->delta, src, nbytes);
+    return 0;
+  }
+  return gexi_RMA_Put_remote(tm, rank, dest, src, nbytes, GEX_EVENT_NOW, flags,
+                             GEXI_MODE_BLOCKING) != 0;
+}
+
+/* ---- Get ------------------------------------------------------------------ */
+GEXI_INLINE int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
+                               size_t nbytes, gex_Flags_t flags) {
+  const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_GetNBI", tm, rank, src, nbytes);
+  if (GEXI_LIKELY(p->local)) {
+    memcpy(dest, (const char *)src + p->delta, nbytes);
+    return 0;
+  }
+  return gexi_RMA_Get_remote(tm, dest, rank, src, nbytes, flags, GEXI_MODE_NBI) != 0;
+}
+
+GEXI_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
+                                      size_t nbytes, gex_Flags_t flags) {
+  const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_GetNB", tm, rank, src, nbytes);
+  if (GEXI_LIKELY(p->local)) {
+    memcpy(dest, (const char *)src + p->delta, nbytes);
+    return GEX_EVENT_INVALID;
+  }
+  return gexi_RMA_Get_remote(tm, dest, rank, src, nbytes, flags, GEXI_MODE_NB);
+}
+
+GEXI_INLINE int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
+                                    size_t nbytes, gex_Flags_t flags) {
+  const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_GetBlocking", tm, rank, src, nbytes);
+  if (GEXI_LIKELY(p->local)) {
+    memcpy(dest, (const char *)src + p->delta, nbytes);
+    return 0;
+  }
+  return gexi_RMA_Get_remote(tm, dest, rank, src, nbytes, flags, GEXI_MODE_BLOCKING) != 0;
+}
+
+/* ---- value forms ------------------------------------------------------------ */
+/* A value of nbytes (1..8) is the low-order nbytes of 'value', stored in the
+ * byte order an object of that size would have in memory. */
+GEXI_INLINE const void *gexi_value_bytes(const gex_RMA_Value_t *value, size_t nbytes) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return (const char *)value + (sizeof(*value) - nbytes);
+#else
+  (void)nbytes;
+  return value;
+#endif
+}
+
+#if GEX_CHECKS
+#define GEXI_CHECK_VALUE_SIZE(fn, n) \
+  if (GEXI_UNLIKELY((n) == 0 || (n) > sizeof(gex_RMA_Value_t))) gexi_bad_value_size(fn, n)
+#else
+#define GEXI_CHECK_VALUE_SIZE(fn, n) (void)0
+#endif
+
+GEXI_INLINE int gex_RMA_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest,
+                                       gex_RMA_Value_t value, size_t nbytes, gex_Flags_t flags) {
+  GEXI_CHECK_VALUE_SIZE("gex_RMA_PutBlockingVal", nbytes);
+  return gex_RMA_PutBlocking(tm, rank, dest, gexi_value_bytes(&value, nbytes), nbytes, flags);
+}
+
+GEXI_INLINE int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest,
+                                  gex_RMA_Value_t value, size_t nbytes, gex_Flags_t flags) {
+  GEXI_CHECK_VALUE_SIZE("gex_RMA_PutNBIVal", nbytes);
+  /* GEX_EVENT_NOW: the value lives on this stack frame. */
+  return gex_RMA_PutNBI(tm, rank, dest, gexi_value_bytes(&value, nbytes), nbytes,
+                        GEX_EVENT_NOW, flags);
+}
+
+GEXI_INLINE gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest,
+                                         gex_RMA_Value_t value, size_t nbytes,
+                                         gex_Flags_t flags) {
+  GEXI_CHECK_VALUE_SIZE("gex_RMA_PutNBVal", nbytes);
+  return gex_RMA_PutNB(tm, rank, dest, gexi_value_bytes(&value, nbytes), nbytes,
+                       GEX_EVENT_NOW, flags);
+}
+
+GEXI_INLINE gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src,
+                                                   size_t nbytes, gex_Flags_t flags) {
+  GEXI_CHECK_VALUE_SIZE("gex_RMA_GetBlockingVal", nbytes);
+  gex_RMA_Value_t value = 0;
+  gex_RMA_GetBlocking(tm, (void *)gexi_value_bytes(&value, nbytes), rank, src, nbytes, flags);
+  return value;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GEX_INLINE_H */

@@ -1,0 +1,205 @@
+/* am/am_npam.c -- negotiated-payload AMs: Prepare, Commit, Cancel.
+ *
+ * Prepare reserves the queue slot the message will travel in, so Commit can
+ * never block.  A GASNet-provided Medium buffer is the slot's own payload
+ * area (no copy at Commit); a GASNet-provided Long buffer is a per-thread
+ * staging buffer.  Between Prepare and Commit/Cancel the descriptor belongs
+ * to the calling thread (gexi_tls.open_sd); a cancelled slot travels as a
+ * NOP message, because a claimed queue position cannot be given back.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "am/am.h"
+#include "transport/shm/shm.h"
+
+static _Thread_local struct gexi_SrcDesc sd_storage;
+
+/* Per-thread staging buffer for GASNet-provided Long payloads; freed when
+ * the thread exits. */
+static pthread_key_t long_buf_key;
+static pthread_once_t long_buf_once = PTHREAD_ONCE_INIT;
+static _Thread_local void *long_buf;
+static _Thread_local size_t long_buf_len;
+static void make_key(void) { pthread_key_create(&long_buf_key, free); }
+
+static void *staging_buffer(size_t len) {
+  if (long_buf_len < len) {
+    pthread_once(&long_buf_once, make_key);
+    void *p = realloc(long_buf, len);
+    if (!p) gexi_fatal("out of memory (%zu-byte AM staging buffer)", len);
+    long_buf = p;
+    long_buf_len = len;
+    pthread_setspecific(long_buf_key, p);
+  }
+  return long_buf;
+}
+
+static gex_AM_SrcDesc_t prepare(const char *fn, int kind, gex_Rank_t jobrank,
+                                struct gexi_Token *tok, const void *client_buf,
+                                size_t least, size_t most, void *dest, gex_Event_t *lc_opt,
+                                gex_Flags_t flags, unsigned nargs) {
+  int is_req = (kind == GEXI_SD_REQ_MEDIUM || kind == GEXI_SD_REQ_LONG);
+  int is_long = (kind == GEXI_SD_REQ_LONG || kind == GEXI_SD_REP_LONG);
+  size_t max = is_long ? GEXI_AM_MAX_LONG : GEXI_AM_MAX_MEDIUM;
+#if GEX_CHECKS
+  if (gexi_tls.open_sd) gexi_fatal("%s: a previous Prepare was not committed or cancelled", fn);
+  if (least > max) gexi_fatal("%s: least_payload %zu exceeds the maximum %zu", fn, least, max);
+  if (most < least) gexi_fatal("%s: most_payload %zu is below least_payload %zu", fn, most, least);
+  if (nargs > GEXI_AM_MAX_ARGS) gexi_fatal("%s: numargs %u exceeds %d", fn, nargs, GEXI_AM_MAX_ARGS);
+  if (!client_buf && lc_opt) gexi_fatal("%s: lc_opt must be NULL without a client buffer", fn);
+#else
+  (void)fn;
+#endif
+  gex_Rank_t li = gexi_ctx.local_index[jobrank];
+  if (li == GEX_RANK_INVALID) gexi_fatal("%s: rank %u is not reachable", fn, (unsigned)jobrank);
+  uint64_t pos;
+  struct gexi_amq_slot *slot = gexi_shm_am_reserve(li, is_req, flags, &pos);
+  if (!slot) return GEX_AM_SRCDESC_NO_OP;
+  struct gexi_SrcDesc *sd = &sd_storage;
+  sd->kind = kind;
+  sd->jobrank = jobrank;
+  sd->size = most < max ? most : max;
+  sd->client_buf = client_buf;
+  if (client_buf)
+    sd->addr = (void *)client_buf;
+  else
+    sd->addr = is_long ? staging_buffer(sd->size) : slot->payload;
+  sd->dest = dest;
+  sd->nargs = nargs;
+  sd->flags = flags;
+  sd->lc_opt = lc_opt;
+  sd->token = tok;
+  sd->transport_slot = slot;
+  sd->transport_pos = pos;
+  gexi_tls.open_sd = sd;
+  return sd;
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank,
+                                             const void *client_buf, size_t least_payload,
+                                             size_t most_payload, gex_Event_t *lc_opt,
+                                             gex_Flags_t flags, unsigned int numargs) {
+  gexi_check_can_communicate("gex_AM_PrepareRequestMedium");
+  if (rank >= GEXI_TM(tm)->size) gexi_bad_rank("gex_AM_PrepareRequestMedium", tm, rank);
+  return prepare("gex_AM_PrepareRequestMedium", GEXI_SD_REQ_MEDIUM, gexi_tm_jobrank(tm, rank),
+                 NULL, client_buf, least_payload, most_payload, NULL, lc_opt, flags, numargs);
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf,
+                                           size_t least_payload, size_t most_payload,
+                                           gex_Event_t *lc_opt, gex_Flags_t flags,
+                                           unsigned int numargs) {
+  struct gexi_Token *tok = gexi_reply_token("gex_AM_PrepareReplyMedium", token);
+  gex_AM_SrcDesc_t sd = prepare("gex_AM_PrepareReplyMedium", GEXI_SD_REP_MEDIUM, tok->src, tok,
+                                client_buf, least_payload, most_payload, NULL, lc_opt, flags,
+                                numargs);
+  if (!sd) tok->replied = 0;
+  return sd;
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
+                                           size_t least_payload, size_t most_payload,
+                                           void *dest_addr, gex_Event_t *lc_opt,
+                                           gex_Flags_t flags, unsigned int numargs) {
+  gexi_check_can_communicate("gex_AM_PrepareRequestLong");
+  if (rank >= GEXI_TM(tm)->size) gexi_bad_rank("gex_AM_PrepareRequestLong", tm, rank);
+  return prepare("gex_AM_PrepareRequestLong", GEXI_SD_REQ_LONG, gexi_tm_jobrank(tm, rank), NULL,
+                 client_buf, least_payload, most_payload, dest_addr, lc_opt, flags, numargs);
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf,
+                                         size_t least_payload, size_t most_payload,
+                                         void *dest_addr, gex_Event_t *lc_opt,
+                                         gex_Flags_t flags, unsigned int numargs) {
+  struct gexi_Token *tok = gexi_reply_token("gex_AM_PrepareReplyLong", token);
+  gex_AM_SrcDesc_t sd = prepare("gex_AM_PrepareReplyLong", GEXI_SD_REP_LONG, tok->src, tok,
+                                client_buf, least_payload, most_payload, dest_addr, lc_opt,
+                                flags, numargs);
+  if (!sd) tok->replied = 0;
+  return sd;
+}
+
+static const char *const commit_name[] = {"", "gex_AM_CommitRequestMedium",
+                                          "gex_AM_CommitReplyMedium", "gex_AM_CommitRequestLong",
+                                          "gex_AM_CommitReplyLong"};
+
+static struct gexi_SrcDesc *owned_sd(const char *fn, gex_AM_SrcDesc_t sd, int kind) {
+#if GEX_CHECKS
+  if (!sd || sd != gexi_tls.open_sd)
+    gexi_fatal("%s: source descriptor %p is not this thread's open Prepare", fn, (void *)sd);
+  if (sd->kind != kind) gexi_fatal("%s: source descriptor came from a different Prepare call", fn);
+#else
+  (void)fn;
+  (void)kind;
+#endif
+  return sd;
+}
+
+int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_t nbytes,
+                   void *dest, gex_Flags_t commit_flags, unsigned int nargs,
+                   const gex_AM_Arg_t *args) {
+  (void)commit_flags; /* the slot is already reserved: Commit never blocks */
+  const char *fn = commit_name[kind];
+  struct gexi_SrcDesc *sd = owned_sd(fn, sdh, kind);
+  int is_long = (kind == GEXI_SD_REQ_LONG || kind == GEXI_SD_REP_LONG);
+#if GEX_CHECKS
+  if (nargs != sd->nargs) gexi_fatal("%s: %u arguments, but Prepare said %u", fn, nargs, sd->nargs);
+  if (nbytes > sd->size) gexi_fatal("%s: nbytes %zu exceeds the prepared size %zu", fn, nbytes, sd->size);
+  if (is_long && sd->dest && dest != sd->dest)
+    gexi_fatal("%s: dest_addr %p differs from the %p given to Prepare", fn, dest, sd->dest);
+  if (is_long && nbytes) {
+    const gexi_Peer_t *p = &gexi_ctx.peers[sd->jobrank];
+    uintptr_t off = (uintptr_t)dest - p->seg_base;
+    if (off > p->seg_size || nbytes > p->seg_size - off)
+      gexi_bad_range(fn, (gex_TM_t)&gexi_ctx.ep.pair_tm, sd->jobrank, dest, nbytes);
+  }
+#endif
+  struct gexi_amq_slot *s = sd->transport_slot;
+  struct gexi_am_hdr *h = &s->hdr;
+  h->category = is_long ? GEXI_AM_LONG : GEXI_AM_MEDIUM;
+  h->is_req = (kind == GEXI_SD_REQ_MEDIUM || kind == GEXI_SD_REQ_LONG);
+  h->nargs = (uint8_t)nargs;
+  h->handler = handler;
+  h->src = gexi_ctx.rank;
+  h->nbytes = (uint32_t)nbytes;
+  h->dest = (uint64_t)(uintptr_t)dest;
+  memcpy(h->args, args, nargs * sizeof(gex_AM_Arg_t));
+  if (is_long) {
+    if (nbytes) memcpy((char *)dest + gexi_ctx.peers[sd->jobrank].delta, sd->addr, nbytes);
+  } else if (sd->addr != s->payload && nbytes) {
+    memcpy(s->payload, sd->addr, nbytes);
+  }
+  gexi_shm_am_publish(s, sd->transport_pos);
+  gex_Event_t *lc = sd->lc_opt;
+  if (lc && lc != GEX_EVENT_NOW && lc != GEX_EVENT_GROUP) *lc = GEX_EVENT_INVALID;
+  gexi_tls.open_sd = NULL;
+  return 0;
+}
+
+void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd) { return sd->addr; }
+size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t sd) { return sd->size; }
+
+static int cancel(const char *fn, gex_AM_SrcDesc_t sdh, int kind, gex_Flags_t flags) {
+  (void)flags;
+  struct gexi_SrcDesc *sd = owned_sd(fn, sdh, kind);
+  struct gexi_amq_slot *s = sd->transport_slot;
+  s->hdr.category = GEXI_AM_NOP;
+  gexi_shm_am_publish(s, sd->transport_pos);
+  if (sd->token) sd->token->replied = 0;
+  gexi_tls.open_sd = NULL;
+  return 0;
+}
+
+int gex_AM_CancelRequestMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags) {
+  return cancel("gex_AM_CancelRequestMedium", sd, GEXI_SD_REQ_MEDIUM, flags);
+}
+int gex_AM_CancelReplyMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags) {
+  return cancel("gex_AM_CancelReplyMedium", sd, GEXI_SD_REP_MEDIUM, flags);
+}
+int gex_AM_CancelRequestLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags) {
+  return cancel("gex_AM_CancelRequestLong", sd, GEXI_SD_REQ_LONG, flags);
+}
+int gex_AM_CancelReplyLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags) {
+  return cancel("gex_AM_CancelReplyLong", sd, GEXI_SD_REP_LONG, flags);
+}

@@ -1,0 +1,176 @@
+/* am/am_send.c -- the fixed-payload AM injection calls (Request and Reply;
+ * Short, Medium, Long).  Every payload is copied (Medium) or written to its
+ * destination (Long) before the call returns, so local completion is
+ * immediate whatever lc_opt asks for. */
+#include <string.h>
+
+#include "am/am.h"
+#include "transport/shm/shm.h"
+#include "transport/transport.h"
+
+int gexi_am_send(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,
+                 gex_Flags_t flags) {
+  gex_Rank_t li = gexi_ctx.local_index[jobrank];
+  if (GEXI_LIKELY(li != GEX_RANK_INVALID)) return gexi_shm_am_send(li, h, payload, flags);
+  return gexi_ctx.net->am_send(jobrank, h, payload, flags);
+}
+
+static inline void set_hdr(struct gexi_am_hdr *h, int category, int is_req,
+                           gex_AM_Index_t handler, unsigned nargs, const gex_AM_Arg_t *args,
+                           size_t nbytes, void *dest) {
+  h->category = (uint8_t)category;
+  h->is_req = (uint8_t)is_req;
+  h->nargs = (uint8_t)nargs;
+  h->handler = handler;
+  h->src = gexi_ctx.rank;
+  h->nbytes = (uint32_t)nbytes;
+  h->dest = (uint64_t)(uintptr_t)dest;
+  memcpy(h->args, args, nargs * sizeof(gex_AM_Arg_t));
+}
+
+/* Resolve (tm, rank) of a Request to a jobrank, checking the rank. */
+static inline gex_Rank_t request_target(const char *fn, gex_TM_t tm, gex_Rank_t rank) {
+  gexi_check_can_communicate(fn);
+#if GEX_CHECKS
+  if (GEXI_UNLIKELY(tm == GEX_TM_INVALID || rank >= GEXI_TM(tm)->size))
+    gexi_bad_rank(fn, tm, rank);
+#endif
+  return GEXI_TM(tm)->peers[rank].jobrank;
+}
+
+/* Validate a Reply's token: only inside the Request handler it names, once. */
+struct gexi_Token *gexi_reply_token(const char *fn, gex_Token_t t) {
+  struct gexi_Token *tok = (struct gexi_Token *)t;
+#if GEX_CHECKS
+  if (!tok || gexi_tls.handler_depth == 0 || tok != gexi_tls.cur_token)
+    gexi_fatal("%s: called outside a Request handler", fn);
+  if (!tok->is_req) gexi_fatal("%s: called outside a Request handler (in a Reply handler)", fn);
+  if (tok->replied) gexi_fatal("%s: a second Reply from one Request handler", fn);
+  if (gexi_tls.hsl_depth) gexi_fatal("%s: not allowed while holding a handler-safe lock", fn);
+#else
+  (void)fn;
+#endif
+  tok->replied = 1;
+  return tok;
+}
+
+/* lc_opt handling for AM payloads; 'is_req' because GROUP is Request-only
+ * and DEFER is never allowed. */
+static inline void am_local_completion(const char *fn, gex_Event_t *lc_opt, int is_req) {
+  if (lc_opt == GEX_EVENT_NOW || lc_opt == GEX_EVENT_GROUP) {
+#if GEX_CHECKS
+    if (lc_opt == GEX_EVENT_GROUP && !is_req)
+      gexi_fatal("%s: GEX_EVENT_GROUP is not allowed for a Reply", fn);
+#endif
+    return;
+  }
+#if GEX_CHECKS
+  if (lc_opt == GEX_EVENT_DEFER || lc_opt == NULL)
+    gexi_fatal("%s: lc_opt must be GEX_EVENT_NOW, GEX_EVENT_GROUP or an event pointer", fn);
+#else
+  (void)fn;
+  (void)is_req;
+#endif
+  *lc_opt = GEX_EVENT_INVALID;
+}
+
+static inline void check_payload(const char *fn, size_t nbytes, size_t max) {
+#if GEX_CHECKS
+  if (GEXI_UNLIKELY(nbytes > max)) gexi_fatal("%s: nbytes %zu exceeds the maximum %zu", fn, nbytes, max);
+#else
+  (void)fn;
+  (void)nbytes;
+  (void)max;
+#endif
+}
+
+/* A Long's destination must lie in the target's bound segment. */
+static inline void check_long_dest(const char *fn, gex_Rank_t jobrank, const void *dest,
+                                   size_t nbytes) {
+#if GEX_CHECKS
+  if (nbytes == 0) return;
+  const gexi_Peer_t *p = &gexi_ctx.peers[jobrank];
+  uintptr_t off = (uintptr_t)dest - p->seg_base;
+  if (off > p->seg_size || nbytes > p->seg_size - off)
+    gexi_bad_range(fn, (gex_TM_t)&gexi_ctx.ep.pair_tm, jobrank, dest, nbytes);
+#else
+  (void)fn;
+  (void)jobrank;
+  (void)dest;
+  (void)nbytes;
+#endif
+}
+
+int gexi_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+                         gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
+  gex_Rank_t j = request_target("gex_AM_RequestShort", tm, rank);
+  struct gexi_am_hdr h;
+  set_hdr(&h, GEXI_AM_SHORT, 1, handler, nargs, args, 0, NULL);
+  return gexi_am_send(j, &h, NULL, flags);
+}
+
+int gexi_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags,
+                       unsigned int nargs, const gex_AM_Arg_t *args) {
+  struct gexi_Token *tok = gexi_reply_token("gex_AM_ReplyShort", token);
+  struct gexi_am_hdr h;
+  set_hdr(&h, GEXI_AM_SHORT, 0, handler, nargs, args, 0, NULL);
+  int rc = gexi_am_send(tok->src, &h, NULL, flags);
+  if (rc) tok->replied = 0; /* IMMEDIATE refusal: the Reply may be retried */
+  return rc;
+}
+
+int gexi_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+                          const void *src, size_t nbytes, gex_Event_t *lc_opt,
+                          gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
+  gex_Rank_t j = request_target("gex_AM_RequestMedium", tm, rank);
+  check_payload("gex_AM_RequestMedium", nbytes, GEXI_AM_MAX_MEDIUM);
+  struct gexi_am_hdr h;
+  set_hdr(&h, GEXI_AM_MEDIUM, 1, handler, nargs, args, nbytes, NULL);
+  int rc = gexi_am_send(j, &h, src, flags);
+  if (!rc) am_local_completion("gex_AM_RequestMedium", lc_opt, 1);
+  return rc;
+}
+
+int gexi_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *src,
+                        size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
+                        unsigned int nargs, const gex_AM_Arg_t *args) {
+  struct gexi_Token *tok = gexi_reply_token("gex_AM_ReplyMedium", token);
+  check_payload("gex_AM_ReplyMedium", nbytes, GEXI_AM_MAX_MEDIUM);
+  struct gexi_am_hdr h;
+  set_hdr(&h, GEXI_AM_MEDIUM, 0, handler, nargs, args, nbytes, NULL);
+  int rc = gexi_am_send(tok->src, &h, src, flags);
+  if (rc)
+    tok->replied = 0;
+  else
+    am_local_completion("gex_AM_ReplyMedium", lc_opt, 0);
+  return rc;
+}
+
+int gexi_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src,
+                        size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
+                        unsigned int nargs, const gex_AM_Arg_t *args) {
+  gex_Rank_t j = request_target("gex_AM_RequestLong", tm, rank);
+  check_payload("gex_AM_RequestLong", nbytes, GEXI_AM_MAX_LONG);
+  check_long_dest("gex_AM_RequestLong", j, dest, nbytes);
+  struct gexi_am_hdr h;
+  set_hdr(&h, GEXI_AM_LONG, 1, handler, nargs, args, nbytes, dest);
+  int rc = gexi_am_send(j, &h, src, flags);
+  if (!rc) am_local_completion("gex_AM_RequestLong", lc_opt, 1);
+  return rc;
+}
+
+int gexi_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *src,
+                      size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
+                      unsigned int nargs, const gex_AM_Arg_t *args) {
+  struct gexi_Token *tok = gexi_reply_token("gex_AM_ReplyLong", token);
+  check_payload("gex_AM_ReplyLong", nbytes, GEXI_AM_MAX_LONG);
+  check_long_dest("gex_AM_ReplyLong", tok->src, dest, nbytes);
+  struct gexi_am_hdr h;
+  set_hdr(&h, GEXI_AM_LONG, 0, handler, nargs, args, nbytes, dest);
+  int rc = gexi_am_send(tok->src, &h, src, flags);
+  if (rc)
+    tok->replied = 0;
+  else
+    am_local_completion("gex_AM_ReplyLong", lc_opt, 0);
+  return rc;
+}

@@ -1,0 +1,37 @@
+/* bootstrap/bootstrap.h -- how a rank learns its place in the job.
+ *
+ * A bootstrap gives the rank its jobrank and job size, an all-gather over
+ * every rank (also used as the barrier before attach), and the job-wide exit
+ * paths.  Implementations: 'launcher' (started by gexrun, see wire.h) and
+ * 'singleton' (started alone: a job of one rank).  Later launchers (ssh,
+ * PMIx) add an implementation of these operations and nothing else.
+ */
+#ifndef GEXI_BOOTSTRAP_H
+#define GEXI_BOOTSTRAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gexi_bootstrap gexi_bootstrap_t;
+struct gexi_bootstrap {
+  const char *name;
+  uint32_t rank, size;
+  /* Gather 'len' bytes from every rank into out[size*len], in rank order. */
+  void (*allgather)(gexi_bootstrap_t *b, const void *mine, void *out, size_t len);
+  /* Tell the launcher this rank ends the job with 'code' (gasnet_exit). */
+  void (*notify_exit)(gexi_bootstrap_t *b, int code);
+  /* Tell the launcher this rank hit a fatal error and ends the job. */
+  void (*notify_abort)(gexi_bootstrap_t *b, int code);
+  void *impl;
+};
+
+/* Pick and start the bootstrap for this process (environment decides). */
+gexi_bootstrap_t *gexi_bootstrap_start(void);
+gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd);
+gexi_bootstrap_t *gexi_bootstrap_singleton_start(void);
+
+static inline void gexi_bootstrap_barrier(gexi_bootstrap_t *b) {
+  b->allgather(b, NULL, NULL, 0);
+}
+
+#endif

@@ -1,0 +1,171 @@
+/* bootstrap/launcher.c -- the rank side of gexrun's socket (see wire.h).
+ *
+ * A watchdog thread is the only reader of the socket.  It hands all-gather
+ * results to the waiting caller and ends this process when the launcher
+ * reports that the job is over (gasnet_exit elsewhere, a failed or dead
+ * rank, or the launcher itself gone).  It blocks in read(), so it costs no
+ * CPU while the job runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "bootstrap/wire.h"
+#include "core/context.h"
+
+struct launcher {
+  gexi_bootstrap_t pub;
+  int fd;
+  pthread_mutex_t write_lock; /* one frame at a time on the socket */
+  pthread_mutex_t lock;       /* guards the fields below */
+  pthread_cond_t cond;
+  void *result;               /* last all-gather result (malloc'ed) */
+  size_t result_len;
+  int have_result;
+};
+
+static int read_full(int fd, void *buf, size_t len) {
+  char *p = buf;
+  while (len) {
+    ssize_t r = read(fd, p, len);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    p += r;
+    len -= (size_t)r;
+  }
+  return 0;
+}
+
+static void write_frame(struct launcher *l, uint32_t type, int32_t arg0, const void *payload,
+                        size_t len) {
+  struct gexi_wire_hdr h = {type, (uint32_t)len, arg0, (int32_t)l->pub.rank};
+  pthread_mutex_lock(&l->write_lock);
+  const char *parts[2] = {(const char *)&h, payload};
+  size_t lens[2] = {sizeof h, len};
+  for (int i = 0; i < 2; i++) {
+    const char *p = parts[i];
+    size_t n = lens[i];
+    while (n) {
+      ssize_t w = send(l->fd, p, n, MSG_NOSIGNAL);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        pthread_mutex_unlock(&l->write_lock);
+        fprintf(stderr, "libgex: rank %u: lost contact with gexrun; ending\n", l->pub.rank);
+        gexi_end_process(1);
+      }
+      p += w;
+      n -= (size_t)w;
+    }
+  }
+  pthread_mutex_unlock(&l->write_lock);
+}
+
+static void *watchdog(void *arg) {
+  struct launcher *l = arg;
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals belong to the client's threads */
+  for (;;) {
+    struct gexi_wire_hdr h;
+    if (read_full(l->fd, &h, sizeof h) != 0) {
+      fprintf(stderr, "libgex: rank %u: lost contact with gexrun; ending\n", l->pub.rank);
+      gexi_end_process(1);
+    }
+    if (h.len > GEXI_WIRE_MAX_PAYLOAD) {
+      fprintf(stderr, "libgex: rank %u: bad frame from gexrun; ending\n", l->pub.rank);
+      gexi_end_process(1);
+    }
+    char *payload = malloc(h.len + 1);
+    if (!payload || read_full(l->fd, payload, h.len) != 0) {
+      fprintf(stderr, "libgex: rank %u: lost contact with gexrun; ending\n", l->pub.rank);
+      gexi_end_process(1);
+    }
+    payload[h.len] = 0;
+    switch (h.type) {
+      case GEXI_WIRE_ALLGATHER:
+        pthread_mutex_lock(&l->lock);
+        l->result = payload;
+        l->result_len = h.len;
+        l->have_result = 1;
+        pthread_cond_broadcast(&l->cond);
+        pthread_mutex_unlock(&l->lock);
+        continue;
+      case GEXI_WIRE_EXIT:
+        gexi_end_process(h.arg0);
+      case GEXI_WIRE_ABORT:
+        fprintf(stderr, "libgex: rank %u: ending: rank %d failed\n", l->pub.rank, h.arg1);
+        gexi_end_process(h.arg0 ? h.arg0 : 1);
+      case GEXI_WIRE_DIED:
+        fprintf(stderr, "libgex: rank %u: ending: rank %d %s\n", l->pub.rank, h.arg1, payload);
+        gexi_end_process(1);
+      default:
+        fprintf(stderr, "libgex: rank %u: unknown frame %u from gexrun; ending\n", l->pub.rank,
+                h.type);
+        gexi_end_process(1);
+    }
+  }
+  return NULL;
+}
+
+static void launcher_allgather(gexi_bootstrap_t *b, const void *mine, void *out, size_t len) {
+  struct launcher *l = (struct launcher *)b;
+  write_frame(l, GEXI_WIRE_ALLGATHER, 0, mine, len);
+  pthread_mutex_lock(&l->lock);
+  while (!l->have_result) pthread_cond_wait(&l->cond, &l->lock);
+  void *res = l->result;
+  size_t res_len = l->result_len;
+  l->have_result = 0;
+  l->result = NULL;
+  pthread_mutex_unlock(&l->lock);
+  if (res_len != len * b->size)
+    gexi_fatal("bootstrap: all-gather returned %zu bytes, expected %zu", res_len, len * b->size);
+  if (len) memcpy(out, res, res_len);
+  free(res);
+}
+
+static void launcher_notify_exit(gexi_bootstrap_t *b, int code) {
+  write_frame((struct launcher *)b, GEXI_WIRE_EXIT, code, NULL, 0);
+}
+static void launcher_notify_abort(gexi_bootstrap_t *b, int code) {
+  write_frame((struct launcher *)b, GEXI_WIRE_ABORT, code, NULL, 0);
+}
+
+gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd) {
+  const char *r = getenv("GEX_RANK"), *s = getenv("GEX_SIZE");
+  if (!r || !s) {
+    fprintf(stderr, "libgex: GEX_BOOT_FD is set but GEX_RANK/GEX_SIZE are not\n");
+    exit(1);
+  }
+  struct launcher *l = calloc(1, sizeof *l);
+  if (!l) abort();
+  l->pub.name = "gexrun";
+  l->pub.rank = (uint32_t)strtoul(r, NULL, 10);
+  l->pub.size = (uint32_t)strtoul(s, NULL, 10);
+  l->pub.allgather = launcher_allgather;
+  l->pub.notify_exit = launcher_notify_exit;
+  l->pub.notify_abort = launcher_notify_abort;
+  l->fd = fd;
+  fcntl(fd, F_SETFD, FD_CLOEXEC); /* not inherited by programs the rank starts */
+  pthread_mutex_init(&l->write_lock, NULL);
+  pthread_mutex_init(&l->lock, NULL);
+  pthread_cond_init(&l->cond, NULL);
+  write_frame(l, GEXI_WIRE_HELLO, (int32_t)l->pub.rank, NULL, 0);
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  if (pthread_create(&t, &attr, watchdog, l) != 0) {
+    fprintf(stderr, "libgex: cannot start the watchdog thread\n");
+    exit(1);
+  }
+  pthread_attr_destroy(&attr);
+  return &l->pub;
+}

@@ -1,0 +1,5 @@
+/* core/context.c -- the process-wide context and the per-thread state. */
+#include "core/context.h"
+
+struct gexi_context gexi_ctx;
+_Thread_local struct gexi_thread_state gexi_tls;

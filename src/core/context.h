@@ -1,0 +1,144 @@
+/* core/context.h -- the objects behind the opaque handles, and the one
+ * process-wide context structure that holds them.
+ *
+ * libgex supports one client per process (as the specification's current
+ * release does), so the client, its primordial endpoint, team and segment
+ * live inside 'gexi_ctx'.  Everything mutable that is process-wide is a
+ * field of gexi_ctx; per-thread state is in 'gexi_tls' (thread-local).
+ */
+#ifndef GEXI_CORE_CONTEXT_H
+#define GEXI_CORE_CONTEXT_H
+
+#include <gasnetex.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "bootstrap/bootstrap.h"
+
+struct gexi_shm_node; /* transport/shm: this node's mapped regions */
+struct gexi_net_ops;  /* transport: off-node network operations */
+
+struct gexi_Segment {
+  gex_Client_t client;
+  void *addr;
+  uintptr_t size;
+  gex_Flags_t flags;
+  void *cdata;
+};
+
+/* TM object.  'head' must stay first: the inline fast path reads it. */
+struct gexi_TM {
+  struct gexi_TM_head head;
+  gex_Client_t client;
+  gex_EP_t ep;
+  gex_Flags_t flags;
+  bool is_pair;
+  void *cdata;
+  _Atomic uint64_t barriers_started; /* gex_Coll_BarrierNB calls on this team */
+};
+
+struct gexi_EP {
+  gex_Client_t client;
+  gex_Flags_t flags;
+  gex_Segment_t segment;
+  void *cdata;
+  /* Handler table indexed by gex_AM_Index_t; gex_fnptr == NULL: unused.
+   * Written under reg_lock; read without it by the AM dispatcher (the client
+   * must register before any peer sends, as the specification requires). */
+  gex_AM_Entry_t handlers[256];
+  pthread_mutex_t reg_lock;
+  /* gex_TM_Pair(ep, 0): addresses every process by jobrank. */
+  struct gexi_TM pair_tm;
+};
+
+struct gexi_Client {
+  char name[64];
+  gex_Flags_t flags;
+  void *cdata;
+};
+
+struct gexi_context {
+  _Atomic int initialized;
+  gexi_bootstrap_t *boot;
+  gex_Rank_t rank, size;
+  int verbose_errors;
+
+  /* Peers by jobrank; the primordial team and the TM-pair point here.
+   * Written only during init/attach, before the barrier that ends them. */
+  gexi_Peer_t *peers;
+
+  /* Neighbourhood (processes sharing memory with us = same host). */
+  gex_Rank_t *nbrhd_jobranks; /* sorted; nbrhd_size entries */
+  gex_Rank_t nbrhd_size, nbrhd_index;
+  gex_Rank_t nbrhd_count, nbrhd_rank; /* set of neighbourhoods in the job */
+  gex_Rank_t *local_index;             /* jobrank -> index in nbrhd, or INVALID */
+
+  struct gexi_Client client;
+  struct gexi_EP ep;
+  struct gexi_TM tm;
+  struct gexi_Segment segment;
+  bool segment_attached;
+
+  struct gexi_shm_node *shm;
+  const struct gexi_net_ops *net; /* NULL until an off-node transport exists */
+};
+
+extern struct gexi_context gexi_ctx;
+
+/* Per-thread state.  Token and Prepare state belong to the thread that is
+ * running the handler or holding the source descriptor. */
+struct gexi_Token;
+struct gexi_SrcDesc;
+struct gexi_thread_state {
+  int handler_depth;                 /* > 0: inside an AM handler */
+  struct gexi_Token *cur_token;      /* innermost running handler's token */
+  int hsl_depth;                     /* handler-safe locks held */
+  struct gexi_SrcDesc *open_sd;      /* Prepare without Commit/Cancel yet */
+  int in_access_region;
+  unsigned idle_polls;               /* consecutive polls that found nothing */
+};
+extern _Thread_local struct gexi_thread_state gexi_tls;
+
+/* ---- errors (core/errors.c) ---- */
+#ifdef __GNUC__
+#define GEXI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define GEXI_NORETURN __attribute__((noreturn))
+#else
+#define GEXI_PRINTF(a, b)
+#define GEXI_NORETURN
+#endif
+/* Print "libgex: rank R: <msg>" as one line and end the job (status 1). */
+GEXI_NORETURN void gexi_fatal(const char *fmt, ...) GEXI_PRINTF(1, 2);
+/* Print a non-fatal diagnostic when verbose errors are on. */
+void gexi_warn(const char *fmt, ...) GEXI_PRINTF(1, 2);
+/* End this process at once with 'code' after flushing stdio (no atexit). */
+GEXI_NORETURN void gexi_end_process(int code);
+
+/* Restricted-context checks for calls that may communicate or poll. */
+#if GEX_CHECKS
+void gexi_check_can_communicate_slow(const char *fn);
+static inline void gexi_check_can_communicate(const char *fn) {
+  if (__builtin_expect(gexi_tls.handler_depth | gexi_tls.hsl_depth | !gexi_ctx.initialized, 0))
+    gexi_check_can_communicate_slow(fn);
+}
+void gexi_check_init(const char *fn);
+#else
+#define gexi_check_can_communicate(fn) ((void)0)
+#define gexi_check_init(fn) ((void)0)
+#endif
+
+/* ---- progress (core/progress.c) ---- */
+#define GEXI_POLL_ALL 0
+#define GEXI_POLL_REPLIES 1
+/* Run pending handlers; returns how many messages were processed. */
+int gexi_poll(int what);
+/* Call when a wait loop made no progress: yields the CPU after a short run
+ * of empty polls so oversubscribed nodes keep moving. */
+void gexi_idle(void);
+static inline void gexi_busy(void) { gexi_tls.idle_polls = 0; }
+
+/* ---- helpers ---- */
+static inline struct gexi_TM *gexi_tm(gex_TM_t tm) { return (struct gexi_TM *)tm; }
+gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank);
+
+#endif

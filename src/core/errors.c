@@ -1,0 +1,108 @@
+/* core/errors.c -- error names, fatal misuse reports and job-ending paths. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/context.h"
+
+const char *gasnet_ErrorName(int errval) {
+  switch (errval) {
+    case GASNET_OK: return "GASNET_OK";
+    case GASNET_ERR_NOT_INIT: return "GASNET_ERR_NOT_INIT";
+    case GASNET_ERR_RESOURCE: return "GASNET_ERR_RESOURCE";
+    case GASNET_ERR_BAD_ARG: return "GASNET_ERR_BAD_ARG";
+    case GASNET_ERR_NOT_READY: return "GASNET_ERR_NOT_READY";
+    case GASNET_ERR_BARRIER_MISMATCH: return "GASNET_ERR_BARRIER_MISMATCH";
+    default: return "GASNET_ERR_UNKNOWN";
+  }
+}
+
+const char *gasnet_ErrorDesc(int errval) {
+  switch (errval) {
+    case GASNET_OK: return "no error";
+    case GASNET_ERR_NOT_INIT: return "the library has not been initialized";
+    case GASNET_ERR_RESOURCE: return "a required resource is not available";
+    case GASNET_ERR_BAD_ARG: return "an argument is invalid";
+    case GASNET_ERR_NOT_READY: return "the operation is not complete yet";
+    case GASNET_ERR_BARRIER_MISMATCH: return "barrier names did not match";
+    default: return "unknown error code";
+  }
+}
+
+int gex_System_GetVerboseErrors(void) { return gexi_ctx.verbose_errors; }
+void gex_System_SetVerboseErrors(int enable) { gexi_ctx.verbose_errors = enable ? 1 : 0; }
+
+/* Format "libgex: rank R: <msg>\n" (or "libgex: <msg>" before init) and
+ * write it with a single write() so lines of different ranks never mix. */
+static void emit(const char *fmt, va_list ap) {
+  char buf[1024];
+  int n;
+  if (gexi_ctx.initialized)
+    n = snprintf(buf, sizeof buf, "libgex: rank %u: ", (unsigned)gexi_ctx.rank);
+  else
+    n = snprintf(buf, sizeof buf, "libgex: ");
+  n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+  if (n > (int)sizeof buf - 2) n = (int)sizeof buf - 2;
+  buf[n++] = '\n';
+  fflush(stdout);
+  ssize_t w = write(STDERR_FILENO, buf, (size_t)n);
+  (void)w;
+}
+
+void gexi_end_process(int code) {
+  fflush(stdout);
+  fflush(stderr);
+  _exit(code);
+}
+
+void gexi_fatal(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(fmt, ap);
+  va_end(ap);
+  if (gexi_ctx.boot) gexi_ctx.boot->notify_abort(gexi_ctx.boot, 1);
+  gexi_end_process(1);
+}
+
+void gexi_warn(const char *fmt, ...) {
+  if (!gexi_ctx.verbose_errors) return;
+  va_list ap;
+  va_start(ap, fmt);
+  emit(fmt, ap);
+  va_end(ap);
+}
+
+/* ---- reports called from the inline fast path (gex/gex_inline.h) ---- */
+void gexi_bad_rank(const char *fn, gex_TM_t tm, gex_Rank_t rank) {
+  if (!gexi_ctx.initialized) gexi_fatal("%s: called before gex_Client_Init", fn);
+  if (tm == GEX_TM_INVALID) gexi_fatal("%s: invalid team (GEX_TM_INVALID)", fn);
+  gexi_fatal("%s: rank %u out of range (team size %u)", fn, (unsigned)rank,
+             (unsigned)GEXI_TM(tm)->size);
+}
+
+void gexi_bad_range(const char *fn, gex_TM_t tm, gex_Rank_t rank, const void *addr,
+                    size_t nbytes) {
+  const gexi_Peer_t *p = &GEXI_TM(tm)->peers[rank];
+  if (p->seg_size == 0)
+    gexi_fatal("%s: rank %u has no bound segment (address %p, %zu bytes)", fn, (unsigned)rank,
+               addr, nbytes);
+  gexi_fatal("%s: address range [%p,+%zu) outside the bound segment of rank %u [%p,+%zu)", fn,
+             addr, nbytes, (unsigned)rank, (void *)p->seg_base, (size_t)p->seg_size);
+}
+
+void gexi_bad_value_size(const char *fn, size_t nbytes) {
+  gexi_fatal("%s: nbytes %zu is not in [1,%zu]", fn, nbytes, sizeof(gex_RMA_Value_t));
+}
+
+#if GEX_CHECKS
+void gexi_check_init(const char *fn) {
+  if (!gexi_ctx.initialized) gexi_fatal("%s: called before gex_Client_Init", fn);
+}
+
+void gexi_check_can_communicate_slow(const char *fn) {
+  gexi_check_init(fn);
+  if (gexi_tls.handler_depth) gexi_fatal("%s: not allowed inside an AM handler", fn);
+  if (gexi_tls.hsl_depth) gexi_fatal("%s: not allowed while holding a handler-safe lock", fn);
+}
+#endif

@@ -1,0 +1,135 @@
+/* core/segment.c -- gex_Segment_Attach and the segment queries.
+ *
+ * The segment is an anonymous shared-memory object (memfd).  Every process
+ * of the node maps every other's segment, and the peer table records, per
+ * rank, the owner's base address and the delta to the local mapping, so an
+ * on-node RMA is one memcpy (gex/gex_inline.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/context.h"
+#include "transport/shm/shm.h"
+
+struct seg_info {
+  uint64_t base, size;
+  int32_t pid, fd;
+};
+
+/* GASNET_MAX_SEGSIZE: bytes with an optional K/M/G suffix. */
+static uintptr_t env_size(const char *name) {
+  const char *s = getenv(name);
+  if (!s || !*s) return 0;
+  char *end;
+  double v = strtod(s, &end);
+  switch (*end) {
+    case 'k': case 'K': v *= 1024.0; break;
+    case 'm': case 'M': v *= 1024.0 * 1024; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
+    default: break;
+  }
+  return v > 0 ? (uintptr_t)v : 0;
+}
+
+uintptr_t gasnet_getMaxLocalSegmentSize(void) {
+  uintptr_t env = env_size("GASNET_MAX_SEGSIZE");
+  if (env) return env & ~(uintptr_t)(GASNET_PAGESIZE - 1);
+  /* Default: half of physical memory, shared among the node's processes. */
+  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  uintptr_t phys = (pages > 0 && psz > 0) ? (uintptr_t)pages * (uintptr_t)psz : (uintptr_t)1 << 32;
+  gex_Rank_t local = gexi_ctx.initialized ? gexi_ctx.nbrhd_size : 1;
+  return (phys / 2 / local) & ~(uintptr_t)(GASNET_PAGESIZE - 1);
+}
+uintptr_t gasnet_getMaxGlobalSegmentSize(void) { return gasnet_getMaxLocalSegmentSize(); }
+
+int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
+  gexi_check_can_communicate("gex_Segment_Attach");
+  if (gexi_ctx.segment_attached) {
+    gexi_warn("gex_Segment_Attach: a segment is already attached");
+    return GASNET_ERR_RESOURCE;
+  }
+  if (tm != (gex_TM_t)&gexi_ctx.tm || !segment_p) return GASNET_ERR_BAD_ARG;
+  uintptr_t max = gasnet_getMaxLocalSegmentSize();
+  if (size == 0 || size % GASNET_PAGESIZE) {
+    gexi_warn("gex_Segment_Attach: size %zu is not a non-zero multiple of %d", (size_t)size,
+              GASNET_PAGESIZE);
+    return GASNET_ERR_BAD_ARG;
+  }
+  if (size > max) {
+    gexi_warn("gex_Segment_Attach: size %zu exceeds the maximum %zu (GASNET_MAX_SEGSIZE)",
+              (size_t)size, (size_t)max);
+    return GASNET_ERR_RESOURCE;
+  }
+  void *base;
+  int fd = gexi_shm_create("gex-segment", size, &base);
+  struct seg_info mine = {(uint64_t)(uintptr_t)base, size, (int32_t)getpid(), fd};
+  struct seg_info *all = calloc(gexi_ctx.size, sizeof *all);
+  if (!all) gexi_fatal("out of memory");
+  gexi_ctx.boot->allgather(gexi_ctx.boot, &mine, all, sizeof mine);
+  for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
+    gexi_Peer_t *p = &gexi_ctx.peers[j];
+    if (p->local) {
+      void *local = (j == gexi_ctx.rank)
+                        ? base
+                        : gexi_shm_map_peer("segment", all[j].pid, all[j].fd, all[j].size);
+      p->delta = (intptr_t)((uintptr_t)local - (uintptr_t)all[j].base);
+    }
+    p->seg_base = (uintptr_t)all[j].base;
+    p->seg_size = (uintptr_t)all[j].size;
+  }
+  gexi_bootstrap_barrier(gexi_ctx.boot); /* every peer mapped our segment */
+  close(fd);
+  free(all);
+  struct gexi_Segment *s = &gexi_ctx.segment;
+  s->client = &gexi_ctx.client;
+  s->addr = base;
+  s->size = size;
+  gexi_ctx.ep.segment = s;
+  gexi_ctx.segment_attached = true;
+  *segment_p = s;
+  return GASNET_OK;
+}
+
+gex_Client_t gex_Segment_QueryClient(gex_Segment_t seg) { return seg->client; }
+gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t seg) { return seg->flags; }
+void *gex_Segment_QueryAddr(gex_Segment_t seg) { return seg->addr; }
+uintptr_t gex_Segment_QuerySize(gex_Segment_t seg) { return seg->size; }
+void gex_Segment_SetCData(gex_Segment_t seg, const void *val) { seg->cdata = (void *)val; }
+void *gex_Segment_QueryCData(gex_Segment_t seg) { return seg->cdata; }
+
+gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p,
+                                       void **localaddr_p, uintptr_t *size_p,
+                                       gex_Flags_t flags) {
+  (void)flags; /* every answer is local knowledge: never communicates */
+  gexi_check_init("gex_EP_QueryBoundSegmentNB");
+  if (rank >= GEXI_TM(tm)->size)
+    gexi_fatal("gex_EP_QueryBoundSegmentNB: rank %u out of range (team size %u)", (unsigned)rank,
+               (unsigned)GEXI_TM(tm)->size);
+  const gexi_Peer_t *p = &GEXI_TM(tm)->peers[rank];
+  if (size_p) *size_p = p->seg_size;
+  if (p->seg_size) {
+    if (owneraddr_p) *owneraddr_p = (void *)p->seg_base;
+    if (localaddr_p) *localaddr_p = p->local ? (void *)(p->seg_base + (uintptr_t)p->delta) : NULL;
+  }
+  return GEX_EVENT_INVALID;
+}
+
+int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
+                           uintptr_t *size_p) {
+  if (rank >= GEXI_TM(tm)->size || GEXI_TM(tm)->peers[rank].seg_size == 0)
+    return GASNET_ERR_BAD_ARG;
+  gex_EP_QueryBoundSegmentNB(tm, rank, owneraddr_p, localaddr_p, size_p, 0);
+  return GASNET_OK;
+}
+
+int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags) {
+  (void)eps;
+  (void)num_eps;
+  (void)flags;
+  /* Only primordial segments exist, and Attach already published them. */
+  gexi_check_can_communicate("gex_EP_PublishBoundSegment");
+  if (gexi_tm(tm)->is_pair) return GASNET_ERR_BAD_ARG;
+  return GASNET_OK;
+}

@@ -1,0 +1,47 @@
+/* core/team.c -- team (gex_TM_t) queries, TM-pairs and rank translation. */
+#include "core/context.h"
+
+gex_Client_t gex_TM_QueryClient(gex_TM_t tm) { return gexi_tm(tm)->client; }
+gex_EP_t gex_TM_QueryEP(gex_TM_t tm) { return gexi_tm(tm)->ep; }
+gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm) { return gexi_tm(tm)->flags; }
+gex_Rank_t gex_TM_QueryRank(gex_TM_t tm) { return gexi_tm(tm)->head.rank; }
+gex_Rank_t gex_TM_QuerySize(gex_TM_t tm) { return gexi_tm(tm)->head.size; }
+void gex_TM_SetCData(gex_TM_t tm, const void *val) { gexi_tm(tm)->cdata = (void *)val; }
+void *gex_TM_QueryCData(gex_TM_t tm) { return gexi_tm(tm)->cdata; }
+
+/* Only one endpoint per process exists (GASNET_MAXEPS == 1), so the pair for
+ * remote index 0 is a fixed object of the endpoint: equal arguments give
+ * equal values, and it never equals a team's gex_TM_t. */
+gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
+  if (remote_ep_index != 0)
+    gexi_fatal("gex_TM_Pair: endpoint index %u does not exist (GASNET_MAXEPS is 1)",
+               (unsigned)remote_ep_index);
+  return &local_ep->pair_tm;
+}
+
+gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
+  return GEXI_TM(tm)->peers[rank].jobrank;
+}
+
+gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
+  if (rank >= GEXI_TM(tm)->size)
+    gexi_fatal("gex_TM_TranslateRankToJobrank: rank %u out of range (team size %u)",
+               (unsigned)rank, (unsigned)GEXI_TM(tm)->size);
+  return gexi_tm_jobrank(tm, rank);
+}
+
+gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
+  if (jobrank >= gexi_ctx.size)
+    gexi_fatal("gex_TM_TranslateJobrankToRank: jobrank %u out of range (job size %u)",
+               (unsigned)jobrank, (unsigned)gexi_ctx.size);
+  const struct gexi_TM_head *t = GEXI_TM(tm);
+  for (gex_Rank_t r = 0; r < t->size; r++)
+    if (t->peers[r].jobrank == jobrank) return r;
+  return GEX_RANK_INVALID;
+}
+
+gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags) {
+  (void)flags;
+  gex_EP_Location_t loc = {gex_TM_TranslateRankToJobrank(tm, rank), 0};
+  return loc;
+}

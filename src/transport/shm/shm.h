@@ -1,0 +1,74 @@
+/* transport/shm/shm.h -- the on-node transport: shared-memory regions
+ * (memfd, mapped by every process of the node) carrying AM queues and the
+ * barrier arrival counters; segments are mapped the same way so that RMA to
+ * a process of the node is a plain load/store (see gex/gex_inline.h).
+ *
+ * Regions are anonymous memfds: no name ever exists in /dev/shm, so nothing
+ * can be left behind whatever way a process ends.  A peer maps a region by
+ * opening /proc/<owner pid>/fd/<fd> while the owner still holds the fd; the
+ * owner closes it after the barrier that follows the exchange.
+ */
+#ifndef GEXI_SHM_H
+#define GEXI_SHM_H
+
+#include <stdalign.h>
+#include <sys/types.h>
+
+#include "am/am.h"
+#include "transport/shm/shm_amq.h"
+
+/* Request and reply queue depths (slots); powers of two. */
+#define GEXI_SHM_REQ_SLOTS 128
+#define GEXI_SHM_REP_SLOTS 64
+
+/* What each process publishes at init. */
+struct gexi_proc_info {
+  char host[112]; /* host name + boot id: equal strings = same node */
+  int32_t pid;
+  int32_t ctrl_fd;
+  uint64_t ctrl_bytes;
+};
+
+/* Head of each process's control region. */
+struct gexi_shm_ctrl {
+  uint64_t magic;
+  uint64_t req_off, rep_off;
+  /* Number of barriers this process has entered (primordial team).  Only its
+   * owner writes it (release); peers read it (acquire). */
+  alignas(64) _Atomic uint64_t barrier_arrivals;
+};
+
+struct gexi_shm_node {
+  gex_Rank_t nlocal, me;          /* processes on this node; my index */
+  struct gexi_shm_ctrl **ctrl;    /* by local index */
+  struct gexi_amq **req, **rep;   /* by local index */
+  size_t ctrl_bytes;
+  int ctrl_fd;                    /* my region's fd until peers mapped it */
+};
+
+/* Create this process's control region; fills info->ctrl_fd/ctrl_bytes. */
+void gexi_shm_create_ctrl(struct gexi_proc_info *info);
+/* Map the control regions of the node's processes (local index order given
+ * by gexi_ctx.nbrhd_jobranks).  Must be followed by a job barrier and then
+ * gexi_shm_init_done(). */
+void gexi_shm_map_node(const struct gexi_proc_info *all);
+void gexi_shm_init_done(void);
+
+/* Anonymous shared memory: create (returns fd, maps it at *addr) and map a
+ * peer's (by pid and fd number). */
+int gexi_shm_create(const char *what, size_t bytes, void **addr);
+void *gexi_shm_map_peer(const char *what, int32_t pid, int32_t fd, size_t bytes);
+
+int gexi_shm_am_send(gex_Rank_t local_index, const struct gexi_am_hdr *h, const void *payload,
+                     gex_Flags_t flags);
+/* Reserve a request/reply slot for a negotiated-payload AM (NULL if full and
+ * IMMEDIATE); publish or cancel it later. */
+struct gexi_amq_slot *gexi_shm_am_reserve(gex_Rank_t local_index, int is_req, gex_Flags_t flags,
+                                          uint64_t *pos);
+void gexi_shm_am_publish(struct gexi_amq_slot *s, uint64_t pos);
+int gexi_shm_poll(int what);
+
+void gexi_shm_barrier_arrive(void);
+uint64_t gexi_shm_barrier_min_arrivals(void);
+
+#endif

@@ -1,0 +1,28 @@
+/* transport/transport.h -- the internal interface of off-node transports.
+ *
+ * On-node traffic never goes through this table: RMA is inline load/store
+ * (gex/gex_inline.h) and AMs use transport/shm directly.  A network
+ * transport (libfabric) fills one gexi_net_ops and sets gexi_ctx.net.
+ */
+#ifndef GEXI_TRANSPORT_H
+#define GEXI_TRANSPORT_H
+
+#include "am/am.h"
+
+struct gexi_net_ops {
+  const char *name;
+  /* Run completions and deliver received AMs; returns work done. */
+  int (*poll)(int what);
+  /* Send an AM; same contract as gexi_am_send(). */
+  int (*am_send)(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,
+                 gex_Flags_t flags);
+  /* RMA to a peer that is not mapped here; 'mode' as in gex_inline.h. */
+  gex_Event_t (*put)(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
+                     gex_Event_t *lc_opt, gex_Flags_t flags, int mode);
+  gex_Event_t (*get)(gex_Rank_t jobrank, void *dest, void *src, size_t nbytes,
+                     gex_Flags_t flags, int mode);
+  /* NBI completion of this thread's implicit operations (GEX_EC_* mask). */
+  int (*nbi_test)(gex_EC_t mask);
+};
+
+#endif
