@@ -42,14 +42,16 @@ typedef struct gexi_Peer {
   uint32_t local;
 } gexi_Peer_t;
 
-/* The leading part of every gex_TM_t (teams and TM-pairs alike); the rest of
- * the object is private to the library. */
+/* A gex_TM_t (team or TM-pair) points at entry 0 of the team's peer table,
+ * so (tm, rank) names its peer entry with no load.  The two words right
+ * before the table are the team size and this process's rank in it; the
+ * rest of the team object (before those) is private to the library. */
 struct gexi_TM_head {
-  const gexi_Peer_t *peers;
   gex_Rank_t size;
   gex_Rank_t rank;
 };
-#define GEXI_TM(tm) ((const struct gexi_TM_head *)(tm))
+#define GEXI_TM_PEERS(tm) ((const gexi_Peer_t *)(const void *)(tm))
+#define GEXI_TM_SIZE(tm) (((const struct gexi_TM_head *)(const void *)(tm))[-1].size)
 
 /* Out-of-line error reports: print one line naming the call and values, then
  * end the whole job with a non-zero status. */
@@ -71,11 +73,10 @@ gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *
 
 GEXI_INLINE const gexi_Peer_t *gexi_peer_checked(const char *fn, gex_TM_t tm, gex_Rank_t rank,
                                                  const void *addr, size_t nbytes) {
-  const struct gexi_TM_head *t = GEXI_TM(tm);
 #if GEX_CHECKS
-  if (GEXI_UNLIKELY(tm == GEX_TM_INVALID || rank >= t->size)) gexi_bad_rank(fn, tm, rank);
+  if (GEXI_UNLIKELY(tm == GEX_TM_INVALID || rank >= GEXI_TM_SIZE(tm))) gexi_bad_rank(fn, tm, rank);
 #endif
-  const gexi_Peer_t *p = &t->peers[rank];
+  const gexi_Peer_t *p = GEXI_TM_PEERS(tm) + rank;
 #if GEX_CHECKS
   uintptr_t off = (uintptr_t)addr - p->seg_base;
   if (GEXI_UNLIKELY(off > p->seg_size || nbytes > p->seg_size - off))

@@ -81,7 +81,7 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank,
                                              size_t most_payload, gex_Event_t *lc_opt,
                                              gex_Flags_t flags, unsigned int numargs) {
   gexi_check_can_communicate("gex_AM_PrepareRequestMedium");
-  if (rank >= GEXI_TM(tm)->size) gexi_bad_rank("gex_AM_PrepareRequestMedium", tm, rank);
+  if (rank >= GEXI_TM_SIZE(tm)) gexi_bad_rank("gex_AM_PrepareRequestMedium", tm, rank);
   return prepare("gex_AM_PrepareRequestMedium", GEXI_SD_REQ_MEDIUM, gexi_tm_jobrank(tm, rank),
                  NULL, client_buf, least_payload, most_payload, NULL, lc_opt, flags, numargs);
 }
@@ -103,7 +103,7 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const v
                                            void *dest_addr, gex_Event_t *lc_opt,
                                            gex_Flags_t flags, unsigned int numargs) {
   gexi_check_can_communicate("gex_AM_PrepareRequestLong");
-  if (rank >= GEXI_TM(tm)->size) gexi_bad_rank("gex_AM_PrepareRequestLong", tm, rank);
+  if (rank >= GEXI_TM_SIZE(tm)) gexi_bad_rank("gex_AM_PrepareRequestLong", tm, rank);
   return prepare("gex_AM_PrepareRequestLong", GEXI_SD_REQ_LONG, gexi_tm_jobrank(tm, rank), NULL,
                  client_buf, least_payload, most_payload, dest_addr, lc_opt, flags, numargs);
 }
@@ -152,7 +152,7 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
     const gexi_Peer_t *p = &gexi_ctx.peers[sd->jobrank];
     uintptr_t off = (uintptr_t)dest - p->seg_base;
     if (off > p->seg_size || nbytes > p->seg_size - off)
-      gexi_bad_range(fn, (gex_TM_t)&gexi_ctx.ep.pair_tm, sd->jobrank, dest, nbytes);
+      gexi_bad_range(fn, gexi_tm_handle(gexi_ctx.ep.pair_tm), sd->jobrank, dest, nbytes);
   }
 #endif
   struct gexi_amq_slot *s = sd->transport_slot;

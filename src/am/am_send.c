@@ -32,10 +32,10 @@ static inline void set_hdr(struct gexi_am_hdr *h, int category, int is_req,
 static inline gex_Rank_t request_target(const char *fn, gex_TM_t tm, gex_Rank_t rank) {
   gexi_check_can_communicate(fn);
 #if GEX_CHECKS
-  if (GEXI_UNLIKELY(tm == GEX_TM_INVALID || rank >= GEXI_TM(tm)->size))
+  if (GEXI_UNLIKELY(tm == GEX_TM_INVALID || rank >= GEXI_TM_SIZE(tm)))
     gexi_bad_rank(fn, tm, rank);
 #endif
-  return GEXI_TM(tm)->peers[rank].jobrank;
+  return GEXI_TM_PEERS(tm)[rank].jobrank;
 }
 
 /* Validate a Reply's token: only inside the Request handler it names, once. */
@@ -92,7 +92,7 @@ static inline void check_long_dest(const char *fn, gex_Rank_t jobrank, const voi
   const gexi_Peer_t *p = &gexi_ctx.peers[jobrank];
   uintptr_t off = (uintptr_t)dest - p->seg_base;
   if (off > p->seg_size || nbytes > p->seg_size - off)
-    gexi_bad_range(fn, (gex_TM_t)&gexi_ctx.ep.pair_tm, jobrank, dest, nbytes);
+    gexi_bad_range(fn, gexi_tm_handle(gexi_ctx.ep.pair_tm), jobrank, dest, nbytes);
 #else
   (void)fn;
   (void)jobrank;

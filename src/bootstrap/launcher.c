@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -67,6 +68,31 @@ static void write_frame(struct launcher *l, uint32_t type, int32_t arg0, const v
   pthread_mutex_unlock(&l->write_lock);
 }
 
+/* Another rank called gasnet_exit(code).  Give this process a moment to
+ * reach a library call that polls (it then exits by itself, after any
+ * output it was about to write); a process that never polls again is ended
+ * here when the grace period expires. */
+#define GEXI_EXIT_GRACE_SECONDS 2
+static GEXI_NORETURN void exit_requested(struct launcher *l, int code) {
+  gexi_ctx.exit_code = code;
+  atomic_store_explicit(&gexi_ctx.exit_requested, 1, memory_order_release);
+  pthread_condattr_t ca;
+  pthread_cond_t never; /* nobody signals it: a timed wait on it is the grace period */
+  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&never, &ca);
+  struct timespec deadline;
+  clock_gettime(CLOCK_MONOTONIC, &deadline);
+  deadline.tv_sec += GEXI_EXIT_GRACE_SECONDS;
+  pthread_mutex_lock(&m);
+  while (pthread_cond_timedwait(&never, &m, &deadline) != ETIMEDOUT) {
+  }
+  pthread_mutex_unlock(&m);
+  write_frame(l, GEXI_WIRE_EXIT, code, NULL, 0);
+  gexi_end_process(code);
+}
+
 static void *watchdog(void *arg) {
   struct launcher *l = arg;
   sigset_t all;
@@ -98,7 +124,7 @@ static void *watchdog(void *arg) {
         pthread_mutex_unlock(&l->lock);
         continue;
       case GEXI_WIRE_EXIT:
-        gexi_end_process(h.arg0);
+        exit_requested(l, h.arg0);
       case GEXI_WIRE_ABORT:
         fprintf(stderr, "libgex: rank %u: ending: rank %d failed\n", l->pub.rank, h.arg1);
         gexi_end_process(h.arg0 ? h.arg0 : 1);

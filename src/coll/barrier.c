@@ -12,11 +12,11 @@
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
   (void)flags;
   gexi_check_can_communicate("gex_Coll_BarrierNB");
-  struct gexi_TM *t = gexi_tm(tm);
 #if GEX_CHECKS
-  if (!t || t->is_pair)
+  if (tm == GEX_TM_INVALID || gexi_tm(tm)->is_pair)
     gexi_fatal("gex_Coll_BarrierNB: a TM-pair (or GEX_TM_INVALID) is not a team");
 #endif
+  struct gexi_team *t = gexi_tm(tm);
   uint64_t k = atomic_fetch_add_explicit(&t->barriers_started, 1, memory_order_relaxed) + 1;
   gexi_shm_barrier_arrive();
   return gexi_event_new_barrier(k);

@@ -92,12 +92,16 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   b->allgather(b, &mine, all, sizeof mine);
   build_nbrhd(all);
 
-  gexi_ctx.peers = calloc(b->size, sizeof(gexi_Peer_t));
-  if (!gexi_ctx.peers) gexi_fatal("out of memory");
+  struct gexi_EP *ep = &gexi_ctx.ep;
+  struct gexi_team *tm = gexi_team_new(b->size, b->rank, false);
+  ep->pair_tm = gexi_team_new(b->size, b->rank, true);
+  gexi_ctx.tm = tm;
+  gexi_ctx.peers = tm->peers;
   for (gex_Rank_t j = 0; j < b->size; j++) {
     gexi_ctx.peers[j].jobrank = j;
     gexi_ctx.peers[j].local = gexi_ctx.local_index[j] != GEX_RANK_INVALID;
   }
+  memcpy(ep->pair_tm->peers, tm->peers, b->size * sizeof(gexi_Peer_t));
   if (gexi_ctx.nbrhd_size != b->size && !gexi_ctx.net)
     gexi_fatal("gex_Client_Init: ranks on other hosts need a network transport, which this "
                "build does not have");
@@ -110,26 +114,15 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   struct gexi_Client *c = &gexi_ctx.client;
   snprintf(c->name, sizeof c->name, "%s", clientName);
   c->flags = flags;
-  struct gexi_EP *ep = &gexi_ctx.ep;
   ep->client = c;
   pthread_mutex_init(&ep->reg_lock, NULL);
-  struct gexi_TM *tm = &gexi_ctx.tm;
-  tm->head.peers = gexi_ctx.peers;
-  tm->head.size = b->size;
-  tm->head.rank = b->rank;
-  tm->client = c;
-  tm->ep = ep;
-  ep->pair_tm.head.peers = gexi_ctx.peers;
-  ep->pair_tm.head.size = b->size;
-  ep->pair_tm.head.rank = b->rank;
-  ep->pair_tm.client = c;
-  ep->pair_tm.ep = ep;
-  ep->pair_tm.is_pair = true;
+  tm->client = ep->pair_tm->client = c;
+  tm->ep = ep->pair_tm->ep = ep;
   atomic_store_explicit(&gexi_ctx.initialized, 1, memory_order_release);
 
   *client_p = c;
   *ep_p = ep;
-  *tm_p = tm;
+  *tm_p = gexi_tm_handle(tm);
   return GASNET_OK;
 }
 
@@ -198,6 +191,6 @@ void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM
   gexi_check_init("gasnet_QueryGexObjects");
   if (client_p) *client_p = &gexi_ctx.client;
   if (endpoint_p) *endpoint_p = &gexi_ctx.ep;
-  if (tm_p) *tm_p = &gexi_ctx.tm;
+  if (tm_p) *tm_p = gexi_tm_handle(gexi_ctx.tm);
   if (segment_p) *segment_p = gexi_ctx.segment_attached ? &gexi_ctx.segment : GEX_SEGMENT_INVALID;
 }

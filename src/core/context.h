@@ -12,6 +12,7 @@
 #include <gasnetex.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "bootstrap/bootstrap.h"
 
@@ -26,16 +27,21 @@ struct gexi_Segment {
   void *cdata;
 };
 
-/* TM object.  'head' must stay first: the inline fast path reads it. */
-struct gexi_TM {
-  struct gexi_TM_head head;
+/* Team object (also used for TM-pairs).  A gex_TM_t points at peers[0];
+ * 'head' sits right before it (see gex/gex_inline.h). */
+struct gexi_team {
   gex_Client_t client;
   gex_EP_t ep;
   gex_Flags_t flags;
   bool is_pair;
   void *cdata;
   _Atomic uint64_t barriers_started; /* gex_Coll_BarrierNB calls on this team */
+  struct gexi_TM_head head;
+  gexi_Peer_t peers[]; /* by team rank */
 };
+_Static_assert(offsetof(struct gexi_team, peers) ==
+                   offsetof(struct gexi_team, head) + sizeof(struct gexi_TM_head),
+               "the team size and rank must sit right before the peer table");
 
 struct gexi_EP {
   gex_Client_t client;
@@ -48,7 +54,7 @@ struct gexi_EP {
   gex_AM_Entry_t handlers[256];
   pthread_mutex_t reg_lock;
   /* gex_TM_Pair(ep, 0): addresses every process by jobrank. */
-  struct gexi_TM pair_tm;
+  struct gexi_team *pair_tm;
 };
 
 struct gexi_Client {
@@ -63,7 +69,7 @@ struct gexi_context {
   gex_Rank_t rank, size;
   int verbose_errors;
 
-  /* Peers by jobrank; the primordial team and the TM-pair point here.
+  /* Peers by jobrank (the primordial team's table; the TM-pair has a copy).
    * Written only during init/attach, before the barrier that ends them. */
   gexi_Peer_t *peers;
 
@@ -75,9 +81,14 @@ struct gexi_context {
 
   struct gexi_Client client;
   struct gexi_EP ep;
-  struct gexi_TM tm;
+  struct gexi_team *tm; /* primordial team */
   struct gexi_Segment segment;
   bool segment_attached;
+
+  /* Set (by the bootstrap's watchdog) when another rank called gasnet_exit:
+   * the next poll in this process exits with exit_code. */
+  _Atomic int exit_requested;
+  int exit_code;
 
   struct gexi_shm_node *shm;
   const struct gexi_net_ops *net; /* NULL until an off-node transport exists */
@@ -138,7 +149,11 @@ void gexi_idle(void);
 static inline void gexi_busy(void) { gexi_tls.idle_polls = 0; }
 
 /* ---- helpers ---- */
-static inline struct gexi_TM *gexi_tm(gex_TM_t tm) { return (struct gexi_TM *)tm; }
+static inline struct gexi_team *gexi_tm(gex_TM_t tm) {
+  return (struct gexi_team *)((char *)tm - offsetof(struct gexi_team, peers));
+}
+static inline gex_TM_t gexi_tm_handle(struct gexi_team *t) { return (gex_TM_t)(void *)t->peers; }
+struct gexi_team *gexi_team_new(gex_Rank_t size, gex_Rank_t rank, bool is_pair);
 gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank);
 
 #endif

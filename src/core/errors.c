@@ -78,12 +78,12 @@ void gexi_bad_rank(const char *fn, gex_TM_t tm, gex_Rank_t rank) {
   if (!gexi_ctx.initialized) gexi_fatal("%s: called before gex_Client_Init", fn);
   if (tm == GEX_TM_INVALID) gexi_fatal("%s: invalid team (GEX_TM_INVALID)", fn);
   gexi_fatal("%s: rank %u out of range (team size %u)", fn, (unsigned)rank,
-             (unsigned)GEXI_TM(tm)->size);
+             (unsigned)GEXI_TM_SIZE(tm));
 }
 
 void gexi_bad_range(const char *fn, gex_TM_t tm, gex_Rank_t rank, const void *addr,
                     size_t nbytes) {
-  const gexi_Peer_t *p = &GEXI_TM(tm)->peers[rank];
+  const gexi_Peer_t *p = &GEXI_TM_PEERS(tm)[rank];
   if (p->seg_size == 0)
     gexi_fatal("%s: rank %u has no bound segment (address %p, %zu bytes)", fn, (unsigned)rank,
                addr, nbytes);

@@ -11,6 +11,8 @@
 #define GEXI_SPINS_BEFORE_YIELD 64
 
 int gexi_poll(int what) {
+  if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire)))
+    gasnet_exit(gexi_ctx.exit_code);
   int n = gexi_shm_poll(what);
   if (gexi_ctx.net) n += gexi_ctx.net->poll(what);
   return n;

@@ -50,7 +50,7 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     gexi_warn("gex_Segment_Attach: a segment is already attached");
     return GASNET_ERR_RESOURCE;
   }
-  if (tm != (gex_TM_t)&gexi_ctx.tm || !segment_p) return GASNET_ERR_BAD_ARG;
+  if (tm != gexi_tm_handle(gexi_ctx.tm) || !segment_p) return GASNET_ERR_BAD_ARG;
   uintptr_t max = gasnet_getMaxLocalSegmentSize();
   if (size == 0 || size % GASNET_PAGESIZE) {
     gexi_warn("gex_Segment_Attach: size %zu is not a non-zero multiple of %d", (size_t)size,
@@ -78,6 +78,7 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     }
     p->seg_base = (uintptr_t)all[j].base;
     p->seg_size = (uintptr_t)all[j].size;
+    gexi_ctx.ep.pair_tm->peers[j] = *p;
   }
   gexi_bootstrap_barrier(gexi_ctx.boot); /* every peer mapped our segment */
   close(fd);
@@ -104,10 +105,10 @@ gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owne
                                        gex_Flags_t flags) {
   (void)flags; /* every answer is local knowledge: never communicates */
   gexi_check_init("gex_EP_QueryBoundSegmentNB");
-  if (rank >= GEXI_TM(tm)->size)
+  if (rank >= GEXI_TM_SIZE(tm))
     gexi_fatal("gex_EP_QueryBoundSegmentNB: rank %u out of range (team size %u)", (unsigned)rank,
-               (unsigned)GEXI_TM(tm)->size);
-  const gexi_Peer_t *p = &GEXI_TM(tm)->peers[rank];
+               (unsigned)GEXI_TM_SIZE(tm));
+  const gexi_Peer_t *p = &GEXI_TM_PEERS(tm)[rank];
   if (size_p) *size_p = p->seg_size;
   if (p->seg_size) {
     if (owneraddr_p) *owneraddr_p = (void *)p->seg_base;
@@ -118,7 +119,7 @@ gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owne
 
 int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
                            uintptr_t *size_p) {
-  if (rank >= GEXI_TM(tm)->size || GEXI_TM(tm)->peers[rank].seg_size == 0)
+  if (rank >= GEXI_TM_SIZE(tm) || GEXI_TM_PEERS(tm)[rank].seg_size == 0)
     return GASNET_ERR_BAD_ARG;
   gex_EP_QueryBoundSegmentNB(tm, rank, owneraddr_p, localaddr_p, size_p, 0);
   return GASNET_OK;

@@ -1,5 +1,16 @@
 /* core/team.c -- team (gex_TM_t) queries, TM-pairs and rank translation. */
+#include <stdlib.h>
+
 #include "core/context.h"
+
+struct gexi_team *gexi_team_new(gex_Rank_t size, gex_Rank_t rank, bool is_pair) {
+  struct gexi_team *t = calloc(1, sizeof *t + (size_t)size * sizeof(gexi_Peer_t));
+  if (!t) gexi_fatal("out of memory");
+  t->head.size = size;
+  t->head.rank = rank;
+  t->is_pair = is_pair;
+  return t;
+}
 
 gex_Client_t gex_TM_QueryClient(gex_TM_t tm) { return gexi_tm(tm)->client; }
 gex_EP_t gex_TM_QueryEP(gex_TM_t tm) { return gexi_tm(tm)->ep; }
@@ -16,17 +27,17 @@ gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
   if (remote_ep_index != 0)
     gexi_fatal("gex_TM_Pair: endpoint index %u does not exist (GASNET_MAXEPS is 1)",
                (unsigned)remote_ep_index);
-  return &local_ep->pair_tm;
+  return gexi_tm_handle(local_ep->pair_tm);
 }
 
 gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
-  return GEXI_TM(tm)->peers[rank].jobrank;
+  return GEXI_TM_PEERS(tm)[rank].jobrank;
 }
 
 gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
-  if (rank >= GEXI_TM(tm)->size)
+  if (rank >= GEXI_TM_SIZE(tm))
     gexi_fatal("gex_TM_TranslateRankToJobrank: rank %u out of range (team size %u)",
-               (unsigned)rank, (unsigned)GEXI_TM(tm)->size);
+               (unsigned)rank, (unsigned)GEXI_TM_SIZE(tm));
   return gexi_tm_jobrank(tm, rank);
 }
 
@@ -34,9 +45,8 @@ gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
   if (jobrank >= gexi_ctx.size)
     gexi_fatal("gex_TM_TranslateJobrankToRank: jobrank %u out of range (job size %u)",
                (unsigned)jobrank, (unsigned)gexi_ctx.size);
-  const struct gexi_TM_head *t = GEXI_TM(tm);
-  for (gex_Rank_t r = 0; r < t->size; r++)
-    if (t->peers[r].jobrank == jobrank) return r;
+  for (gex_Rank_t r = 0; r < GEXI_TM_SIZE(tm); r++)
+    if (GEXI_TM_PEERS(tm)[r].jobrank == jobrank) return r;
   return GEX_RANK_INVALID;
 }
 
