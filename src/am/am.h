@@ -48,11 +48,6 @@ void gexi_am_deliver(const struct gexi_am_hdr *h, void *payload);
  * mark it replied. */
 struct gexi_Token *gexi_reply_token(const char *fn, gex_Token_t t);
 
-/* Send one AM to 'jobrank' through the transport that reaches it.
- * Returns non-zero only when GEX_FLAG_IMMEDIATE is set and no resources were
- * available.  Completes locally before returning (payload may be reused). */
-int gexi_am_send(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,
-                 gex_Flags_t flags);
 
 /* Negotiated payload: source descriptor, thread-owned between Prepare and
  * Commit/Cancel. */

@@ -49,7 +49,7 @@ static gex_AM_SrcDesc_t prepare(const char *fn, int kind, gex_Rank_t jobrank,
   if (nargs > GEXI_AM_MAX_ARGS) gexi_fatal("%s: numargs %u exceeds %d", fn, nargs, GEXI_AM_MAX_ARGS);
   if (!client_buf && lc_opt) gexi_fatal("%s: lc_opt must be NULL without a client buffer", fn);
 #else
-  (void)fn;
+  (void)least;
 #endif
   gex_Rank_t li = gexi_ctx.local_index[jobrank];
   if (li == GEX_RANK_INVALID) gexi_fatal("%s: rank %u is not reachable", fn, (unsigned)jobrank);
@@ -165,12 +165,8 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
   h->nbytes = (uint32_t)nbytes;
   h->dest = (uint64_t)(uintptr_t)dest;
   memcpy(h->args, args, nargs * sizeof(gex_AM_Arg_t));
-  if (is_long) {
-    if (nbytes) memcpy((char *)dest + gexi_ctx.peers[sd->jobrank].delta, sd->addr, nbytes);
-  } else if (sd->addr != s->payload && nbytes) {
-    memcpy(s->payload, sd->addr, nbytes);
-  }
-  gexi_shm_am_publish(s, sd->transport_pos);
+  gexi_shm_am_finish(gexi_ctx.local_index[sd->jobrank], s, sd->transport_pos, h->category,
+                     sd->addr, nbytes);
   gex_Event_t *lc = sd->lc_opt;
   if (lc && lc != GEX_EVENT_NOW && lc != GEX_EVENT_GROUP) *lc = GEX_EVENT_INVALID;
   gexi_tls.open_sd = NULL;
@@ -185,7 +181,7 @@ static int cancel(const char *fn, gex_AM_SrcDesc_t sdh, int kind, gex_Flags_t fl
   struct gexi_SrcDesc *sd = owned_sd(fn, sdh, kind);
   struct gexi_amq_slot *s = sd->transport_slot;
   s->hdr.category = GEXI_AM_NOP;
-  gexi_shm_am_publish(s, sd->transport_pos);
+  gexi_shm_am_finish(gexi_ctx.local_index[sd->jobrank], s, sd->transport_pos, GEXI_AM_NOP, NULL, 0);
   if (sd->token) sd->token->replied = 0;
   gexi_tls.open_sd = NULL;
   return 0;

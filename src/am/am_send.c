@@ -8,13 +8,8 @@
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
 
-int gexi_am_send(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,
-                 gex_Flags_t flags) {
-  gex_Rank_t li = gexi_ctx.local_index[jobrank];
-  if (GEXI_LIKELY(li != GEX_RANK_INVALID)) return gexi_shm_am_send(li, h, payload, flags);
-  return gexi_ctx.net->am_send(jobrank, h, payload, flags);
-}
-
+/* Fill an AM header.  Only the arguments in use are written: a Short with no
+ * arguments touches one cache line of a queue slot. */
 static inline void set_hdr(struct gexi_am_hdr *h, int category, int is_req,
                            gex_AM_Index_t handler, unsigned nargs, const gex_AM_Arg_t *args,
                            size_t nbytes, void *dest) {
@@ -25,7 +20,27 @@ static inline void set_hdr(struct gexi_am_hdr *h, int category, int is_req,
   h->src = gexi_ctx.rank;
   h->nbytes = (uint32_t)nbytes;
   h->dest = (uint64_t)(uintptr_t)dest;
-  memcpy(h->args, args, nargs * sizeof(gex_AM_Arg_t));
+  for (unsigned i = 0; i < nargs; i++) h->args[i] = args[i];
+}
+
+/* Send one AM to 'jobrank' through the transport that reaches it.  On the
+ * node the header is built in the queue slot itself.  Returns non-zero only
+ * for an IMMEDIATE refusal; the payload is reusable on return. */
+static inline int am_inject(gex_Rank_t jobrank, int category, int is_req,
+                            gex_AM_Index_t handler, unsigned nargs, const gex_AM_Arg_t *args,
+                            const void *payload, size_t nbytes, void *dest, gex_Flags_t flags) {
+  gex_Rank_t li = gexi_ctx.local_index[jobrank];
+  if (GEXI_LIKELY(li != GEX_RANK_INVALID)) {
+    uint64_t pos;
+    struct gexi_amq_slot *s = gexi_shm_am_reserve(li, is_req, flags, &pos);
+    if (!s) return 1;
+    set_hdr(&s->hdr, category, is_req, handler, nargs, args, nbytes, dest);
+    gexi_shm_am_finish(li, s, pos, category, payload, nbytes);
+    return 0;
+  }
+  struct gexi_am_hdr h;
+  set_hdr(&h, category, is_req, handler, nargs, args, nbytes, dest);
+  return gexi_ctx.net->am_send(jobrank, &h, payload, flags);
 }
 
 /* Resolve (tm, rank) of a Request to a jobrank, checking the rank. */
@@ -34,6 +49,8 @@ static inline gex_Rank_t request_target(const char *fn, gex_TM_t tm, gex_Rank_t 
 #if GEX_CHECKS
   if (GEXI_UNLIKELY(tm == GEX_TM_INVALID || rank >= GEXI_TM_SIZE(tm)))
     gexi_bad_rank(fn, tm, rank);
+#else
+  (void)fn;
 #endif
   return GEXI_TM_PEERS(tm)[rank].jobrank;
 }
@@ -104,17 +121,13 @@ static inline void check_long_dest(const char *fn, gex_Rank_t jobrank, const voi
 int gexi_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
                          gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
   gex_Rank_t j = request_target("gex_AM_RequestShort", tm, rank);
-  struct gexi_am_hdr h;
-  set_hdr(&h, GEXI_AM_SHORT, 1, handler, nargs, args, 0, NULL);
-  return gexi_am_send(j, &h, NULL, flags);
+  return am_inject(j, GEXI_AM_SHORT, 1, handler, nargs, args, NULL, 0, NULL, flags);
 }
 
 int gexi_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags,
                        unsigned int nargs, const gex_AM_Arg_t *args) {
   struct gexi_Token *tok = gexi_reply_token("gex_AM_ReplyShort", token);
-  struct gexi_am_hdr h;
-  set_hdr(&h, GEXI_AM_SHORT, 0, handler, nargs, args, 0, NULL);
-  int rc = gexi_am_send(tok->src, &h, NULL, flags);
+  int rc = am_inject(tok->src, GEXI_AM_SHORT, 0, handler, nargs, args, NULL, 0, NULL, flags);
   if (rc) tok->replied = 0; /* IMMEDIATE refusal: the Reply may be retried */
   return rc;
 }
@@ -124,9 +137,7 @@ int gexi_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
                           gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
   gex_Rank_t j = request_target("gex_AM_RequestMedium", tm, rank);
   check_payload("gex_AM_RequestMedium", nbytes, GEXI_AM_MAX_MEDIUM);
-  struct gexi_am_hdr h;
-  set_hdr(&h, GEXI_AM_MEDIUM, 1, handler, nargs, args, nbytes, NULL);
-  int rc = gexi_am_send(j, &h, src, flags);
+  int rc = am_inject(j, GEXI_AM_MEDIUM, 1, handler, nargs, args, src, nbytes, NULL, flags);
   if (!rc) am_local_completion("gex_AM_RequestMedium", lc_opt, 1);
   return rc;
 }
@@ -136,9 +147,7 @@ int gexi_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *s
                         unsigned int nargs, const gex_AM_Arg_t *args) {
   struct gexi_Token *tok = gexi_reply_token("gex_AM_ReplyMedium", token);
   check_payload("gex_AM_ReplyMedium", nbytes, GEXI_AM_MAX_MEDIUM);
-  struct gexi_am_hdr h;
-  set_hdr(&h, GEXI_AM_MEDIUM, 0, handler, nargs, args, nbytes, NULL);
-  int rc = gexi_am_send(tok->src, &h, src, flags);
+  int rc = am_inject(tok->src, GEXI_AM_MEDIUM, 0, handler, nargs, args, src, nbytes, NULL, flags);
   if (rc)
     tok->replied = 0;
   else
@@ -152,9 +161,7 @@ int gexi_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, co
   gex_Rank_t j = request_target("gex_AM_RequestLong", tm, rank);
   check_payload("gex_AM_RequestLong", nbytes, GEXI_AM_MAX_LONG);
   check_long_dest("gex_AM_RequestLong", j, dest, nbytes);
-  struct gexi_am_hdr h;
-  set_hdr(&h, GEXI_AM_LONG, 1, handler, nargs, args, nbytes, dest);
-  int rc = gexi_am_send(j, &h, src, flags);
+  int rc = am_inject(j, GEXI_AM_LONG, 1, handler, nargs, args, src, nbytes, dest, flags);
   if (!rc) am_local_completion("gex_AM_RequestLong", lc_opt, 1);
   return rc;
 }
@@ -165,9 +172,7 @@ int gexi_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *src
   struct gexi_Token *tok = gexi_reply_token("gex_AM_ReplyLong", token);
   check_payload("gex_AM_ReplyLong", nbytes, GEXI_AM_MAX_LONG);
   check_long_dest("gex_AM_ReplyLong", tok->src, dest, nbytes);
-  struct gexi_am_hdr h;
-  set_hdr(&h, GEXI_AM_LONG, 0, handler, nargs, args, nbytes, dest);
-  int rc = gexi_am_send(tok->src, &h, src, flags);
+  int rc = am_inject(tok->src, GEXI_AM_LONG, 0, handler, nargs, args, src, nbytes, dest, flags);
   if (rc)
     tok->replied = 0;
   else

@@ -13,7 +13,8 @@ struct gexi_net_ops {
   const char *name;
   /* Run completions and deliver received AMs; returns work done. */
   int (*poll)(int what);
-  /* Send an AM; same contract as gexi_am_send(). */
+  /* Send an AM: returns non-zero only for an IMMEDIATE refusal; the payload
+   * is reusable on return. */
   int (*am_send)(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,
                  gex_Flags_t flags);
   /* RMA to a peer that is not mapped here; 'mode' as in gex_inline.h. */

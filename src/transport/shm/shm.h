@@ -12,6 +12,7 @@
 #define GEXI_SHM_H
 
 #include <stdalign.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "am/am.h"
@@ -59,13 +60,35 @@ void gexi_shm_init_done(void);
 int gexi_shm_create(const char *what, size_t bytes, void **addr);
 void *gexi_shm_map_peer(const char *what, int32_t pid, int32_t fd, size_t bytes);
 
-int gexi_shm_am_send(gex_Rank_t local_index, const struct gexi_am_hdr *h, const void *payload,
-                     gex_Flags_t flags);
-/* Reserve a request/reply slot for a negotiated-payload AM (NULL if full and
- * IMMEDIATE); publish or cancel it later. */
-struct gexi_amq_slot *gexi_shm_am_reserve(gex_Rank_t local_index, int is_req, gex_Flags_t flags,
-                                          uint64_t *pos);
-void gexi_shm_am_publish(struct gexi_amq_slot *s, uint64_t pos);
+/* Sending an AM on the node: reserve a slot in the target's request or
+ * reply queue (NULL only when the queue is full and flags has IMMEDIATE;
+ * otherwise stalls, polling, until a slot frees up), fill slot->hdr, then
+ * gexi_shm_am_finish() copies the payload and publishes the slot. */
+struct gexi_amq_slot *gexi_shm_am_reserve_slow(gex_Rank_t local_index, int is_req,
+                                               gex_Flags_t flags, uint64_t *pos);
+static inline struct gexi_amq_slot *gexi_shm_am_reserve(gex_Rank_t local_index, int is_req,
+                                                        gex_Flags_t flags, uint64_t *pos) {
+  struct gexi_shm_node *n = gexi_ctx.shm;
+  struct gexi_amq_slot *s = gexi_amq_reserve(is_req ? n->req[local_index] : n->rep[local_index], pos);
+  if (GEXI_LIKELY(s != NULL)) return s;
+  return gexi_shm_am_reserve_slow(local_index, is_req, flags, pos);
+}
+
+/* Medium: copy into the slot.  Long: the destination segment is mapped
+ * here; write it before publishing, so the handler sees the data. */
+static inline void gexi_shm_am_finish(gex_Rank_t local_index, struct gexi_amq_slot *s,
+                                      uint64_t pos, int category, const void *payload,
+                                      size_t nbytes) {
+  if (nbytes) {
+    if (category == GEXI_AM_MEDIUM) {
+      if (payload != s->payload) memcpy(s->payload, payload, nbytes);
+    } else if (category == GEXI_AM_LONG) {
+      const gexi_Peer_t *p = &gexi_ctx.peers[gexi_ctx.nbrhd_jobranks[local_index]];
+      memcpy((char *)(uintptr_t)s->hdr.dest + p->delta, payload, nbytes);
+    }
+  }
+  gexi_amq_publish(s, pos);
+}
 int gexi_shm_poll(int what);
 
 void gexi_shm_barrier_arrive(void);

@@ -10,8 +10,8 @@
 
 #include "transport/shm/shm.h"
 
-struct gexi_amq_slot *gexi_shm_am_reserve(gex_Rank_t local_index, int is_req, gex_Flags_t flags,
-                                          uint64_t *pos) {
+struct gexi_amq_slot *gexi_shm_am_reserve_slow(gex_Rank_t local_index, int is_req,
+                                               gex_Flags_t flags, uint64_t *pos) {
   struct gexi_shm_node *n = gexi_ctx.shm;
   struct gexi_amq *q = is_req ? n->req[local_index] : n->rep[local_index];
   struct gexi_amq_slot *s;
@@ -20,29 +20,6 @@ struct gexi_amq_slot *gexi_shm_am_reserve(gex_Rank_t local_index, int is_req, ge
     if (gexi_poll(is_req ? GEXI_POLL_ALL : GEXI_POLL_REPLIES) == 0) gexi_idle();
   }
   return s;
-}
-
-void gexi_shm_am_publish(struct gexi_amq_slot *s, uint64_t pos) { gexi_amq_publish(s, pos); }
-
-int gexi_shm_am_send(gex_Rank_t local_index, const struct gexi_am_hdr *h, const void *payload,
-                     gex_Flags_t flags) {
-  uint64_t pos;
-  struct gexi_amq_slot *s = gexi_shm_am_reserve(local_index, h->is_req, flags, &pos);
-  if (!s) return 1;
-  /* Copy only the arguments in use: a Short with no arguments touches one
-   * cache line of the slot. */
-  memcpy(&s->hdr, h, offsetof(struct gexi_am_hdr, args) + h->nargs * sizeof(gex_AM_Arg_t));
-  if (h->nbytes) {
-    if (h->category == GEXI_AM_MEDIUM) {
-      memcpy(s->payload, payload, h->nbytes);
-    } else {
-      /* Long: the destination is mapped here; write it before publishing. */
-      const gexi_Peer_t *p = &gexi_ctx.peers[gexi_ctx.nbrhd_jobranks[local_index]];
-      memcpy((char *)(uintptr_t)h->dest + p->delta, payload, h->nbytes);
-    }
-  }
-  gexi_amq_publish(s, pos);
-  return 0;
 }
 
 /* Drain up to one queue's worth of messages from q. */
