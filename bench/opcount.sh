@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# bench/opcount.sh -- how many instructions one libgex operation costs.
+#
+# Usage:  bench/opcount.sh [BUILD_DIR]        (default BUILD_DIR: build)
+#
+# Counts, with valgrind's callgrind, the instructions rank 0 of a 2-rank job
+# executes per call of:
+#   gex_RMA_PutNBI        8 bytes to the other rank (same node)
+#   gex_RMA_GetNBI        8 bytes from the other rank (same node)
+#   gex_AM_RequestShort0  to the other rank (same node), empty handler
+#   gex_NBI_Wait(GEX_EC_ALL, 0) with nothing outstanding
+# and prints them next to the targets and the figures measured for the
+# reference GASNet-EX.
+#
+# How: BUILD_DIR/bin/opcount (bench/opcount.c) runs each operation in a loop
+# inside its own non-inlined function loop_<op>.  The job is started with
+# gexrun; this script is the program gexrun starts for each rank, and it puts
+# rank 0 (only) under
+#   valgrind --tool=callgrind --toggle-collect='loop_*'
+# so just the instructions inside the loops are counted, inclusive of every
+# library call they make.  The job runs twice, with 1000 and 11000
+# iterations, and instructions/op = (Ir(11000) - Ir(1000)) / 10000, which
+# cancels whatever a loop costs once (call, first-call symbol binding...).
+# Each figure includes the loop's own counter, compare and branch; the last
+# row (an empty loop) shows how much that is.
+#
+# The script builds nothing.  The targets are meant for a build without the
+# misuse checks; make one with
+#   cmake -B build-bench -DGEX_CHECKS=OFF -DCMAKE_BUILD_TYPE=Release
+#   cmake --build build-bench
+# and run  bench/opcount.sh build-bench .  With the default build (checks on)
+# the figures include the rank and bounds checks; the script says which kind
+# of build it measured.
+#
+# Needs: valgrind (with callgrind_annotate), awk.  Exit status: 0 when the
+# measurement ran (whether or not the targets are met), non-zero when the
+# program or valgrind failed.
+set -euo pipefail
+
+# ---- internal mode: gexrun starts this script once per rank ------------------
+#   opcount.sh --as-rank CALLGRIND_OUT PROGRAM ARGS...
+if [[ "${1:-}" == "--as-rank" ]]; then
+  out=$2
+  shift 2
+  if [[ "${GEX_RANK:-}" == "0" ]]; then
+    exec valgrind -q --tool=callgrind --callgrind-out-file="$out" \
+      --toggle-collect='loop_*' --collect-atstart=no "$@"
+  fi
+  exec "$@"
+fi
+
+case "${1:-}" in
+  -h | --help)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+    exit 0
+    ;;
+esac
+
+build=${1:-build}
+self=$(readlink -f "${BASH_SOURCE[0]}")
+n1=1000
+n2=11000
+
+die() {
+  echo "opcount: $*" >&2
+  exit 1
+}
+
+[[ -d "$build" ]] || die "no build directory '$build' (give the build directory as the argument)"
+gexrun="$build/bin/gexrun"
+prog="$build/bin/opcount"
+[[ -x "$gexrun" ]] || die "$gexrun not found: build first (cmake --build $build)"
+[[ -x "$prog" ]] || die "$prog not found: build with -DGEX_BUILD_BENCH=ON"
+command -v valgrind >/dev/null || die "valgrind not found (apt-get install valgrind)"
+command -v callgrind_annotate >/dev/null || die "callgrind_annotate not found (it comes with valgrind)"
+
+config="$build/include/gex/gex_config.h"
+checks=$(sed -n 's/^#define GEX_CHECKS \([0-9]\).*/\1/p' "$config" 2>/dev/null || true)
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+sanitize=$(sed -n 's/^GEX_SANITIZE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+case "$checks" in
+  0) checks_text="GEX_CHECKS=OFF" ;;
+  1) checks_text="GEX_CHECKS=ON: misuse checks included; the targets are for GEX_CHECKS=OFF" ;;
+  *) checks_text="GEX_CHECKS unknown (no $config)" ;;
+esac
+[[ -z "$sanitize" ]] || echo "opcount: warning: $build is a GEX_SANITIZE=$sanitize build; valgrind may not run it" >&2
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/opcount.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Run the job under callgrind for n iterations; leaves $tmp/ann.$n.
+measure() {
+  local n=$1
+  if ! timeout 600 "$gexrun" -n 2 bash "$self" --as-rank "$tmp/cg.$n" "$prog" --iters "$n" \
+    >"$tmp/log.$n" 2>&1; then
+    cat "$tmp/log.$n" >&2
+    die "the $n-iteration run failed"
+  fi
+  [[ -s "$tmp/cg.$n" ]] || { cat "$tmp/log.$n" >&2; die "callgrind wrote no profile"; }
+  callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$tmp/cg.$n" >"$tmp/ann.$n"
+}
+
+# Inclusive Ir of loop_<op> in the profile of the n-iteration run.
+ir_of() {
+  local op=$1 n=$2 v
+  # Lines look like:  "12,345 (67.8%)  opcount.c:loop_putnbi [/path/opcount]".
+  # With debug info a function can also have lines for the files its inlined
+  # code came from (e.g. gex_inline.h:loop_putnbi); those are parts of it, so
+  # the largest figure is the whole function.
+  v=$(awk -v fn=":loop_$op" '
+        { for (i = 2; i <= NF; i++) {
+            f = $i
+            if (length(f) >= length(fn) && substr(f, length(f) - length(fn) + 1) == fn) {
+              x = $1; gsub(",", "", x); x += 0
+              if (!found || x > max) max = x
+              found = 1
+              break
+            } } }
+        END { if (found) printf "%.0f\n", max }' "$tmp/ann.$n")
+  [[ -n "$v" ]] || die "loop_$op not found in the callgrind profile of the $n-iteration run"
+  echo "$v"
+}
+
+measure "$n1"
+measure "$n2"
+
+echo "opcount: instructions per operation, rank 0 of a 2-rank job, peer on the same node"
+echo "  build: $build (${build_type:-RelWithDebInfo}, $checks_text)"
+echo "  method: callgrind inclusive Ir of each loop, (Ir($n2 iters) - Ir($n1 iters)) / $((n2 - n1))"
+echo
+printf '  %-36s %10s %8s %11s  %s\n' "operation" "instr/op" "target" "GASNet-EX" ""
+printf '  %-36s %10s %8s %11s  %s\n' "---------" "--------" "------" "---------" ""
+rows=(
+  "putnbi|gex_RMA_PutNBI, 8 bytes|10|8"
+  "getnbi|gex_RMA_GetNBI, 8 bytes|10|8"
+  "amshort|gex_AM_RequestShort0|150|184"
+  "nbiwait|gex_NBI_Wait(GEX_EC_ALL), idle|-|-"
+  "empty|empty loop (included in each row)|-|-"
+)
+for row in "${rows[@]}"; do
+  IFS='|' read -r op label target ref <<<"$row"
+  a=$(ir_of "$op" "$n1")
+  b=$(ir_of "$op" "$n2")
+  per=$(awk -v a="$a" -v b="$b" -v d=$((n2 - n1)) 'BEGIN { printf "%.1f", (b - a) / d }')
+  verdict=""
+  if [[ "$target" != "-" ]]; then
+    if awk -v p="$per" -v t="$target" 'BEGIN { exit !(p <= t) }'; then
+      verdict="meets target"
+    else
+      verdict="OVER target"
+    fi
+    target="<= $target"
+  fi
+  printf '  %-36s %10s %8s %11s  %s\n' "$label" "$per" "$target" "$ref" "$verdict"
+done
