@@ -187,9 +187,12 @@ gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_attr_setstacksize(&attr, 256 * 1024);
-  if (pthread_create(&t, &attr, watchdog, l) != 0) {
-    fprintf(stderr, "libgex: cannot start the watchdog thread\n");
+  /* Default stack size: glibc carves the client's static TLS out of every
+   * thread's stack, so a small explicit size fails for TLS-heavy programs
+   * (the stack is only reserved address space until touched). */
+  int rc = pthread_create(&t, &attr, watchdog, l);
+  if (rc != 0) {
+    fprintf(stderr, "libgex: cannot start the watchdog thread: %s\n", strerror(rc));
     exit(1);
   }
   pthread_attr_destroy(&attr);
