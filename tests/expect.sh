@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# tests/expect.sh -- run one test command and judge its outcome.
+#
+# usage: expect.sh [options] -- command [args...]
+#   --pass            exit status 0 and a line starting "PASS " (default)
+#   --status N        exit status exactly N
+#   --nonzero         exit status not 0
+#   --grep RE         output (stdout+stderr) must have a line matching RE (grep -E)
+#   --nogrep RE       output must have no line matching RE
+#   --within SECS     the command must end within SECS seconds (else: killed, fail)
+#   --skip-status N   exit status N means "skipped": print SKIP and exit 77
+#
+# A sanitizer report anywhere in the output fails the test, whatever the
+# status (ranks end through _exit, so ThreadSanitizer's exit code is lost).
+#
+# Any argument equal to @TOKEN@ is replaced by a token unique to this run.
+# Test programs ignore it; it lets this script find every process of the job
+# afterwards: none may survive the job (checked with a bounded poll, as the
+# death of orphaned ranks is asynchronous).  /dev/shm must not gain entries.
+set -u
+
+want=pass
+status=
+within=110
+greps=()
+nogreps=('WARNING: ThreadSanitizer' 'ERROR: AddressSanitizer' 'ERROR: LeakSanitizer'
+         'runtime error: ' 'AddressSanitizer:DEADLYSIGNAL' 'ThreadSanitizer:DEADLYSIGNAL')
+skip_status=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --pass) want=pass; shift ;;
+    --status) want=status; status=$2; shift 2 ;;
+    --nonzero) want=nonzero; shift ;;
+    --grep) greps+=("$2"); shift 2 ;;
+    --nogrep) nogreps+=("$2"); shift 2 ;;
+    --within) within=$2; shift 2 ;;
+    --skip-status) skip_status=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "expect.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ $# -gt 0 ] || { echo "expect.sh: no command" >&2; exit 2; }
+
+token="gextok_$$_${RANDOM}${RANDOM}"
+cmd=()
+for a in "$@"; do
+  if [ "$a" = "@TOKEN@" ]; then cmd+=("$token"); else cmd+=("$a"); fi
+done
+
+out=$(mktemp "${TMPDIR:-/tmp}/gex_expect.XXXXXX")
+trap 'rm -f "$out"' EXIT
+shm_before=$(ls -A /dev/shm 2>/dev/null | sort)
+
+t0=$(date +%s%N)
+timeout -k 5 "$within" "${cmd[@]}" >"$out" 2>&1
+rc=$?
+t1=$(date +%s%N)
+elapsed_ms=$(((t1 - t0) / 1000000))
+
+cat "$out"
+echo "---- expect.sh: exit status $rc after ${elapsed_ms} ms: ${cmd[*]}"
+
+fail=0
+problem() { echo "expect.sh: FAILED: $*"; fail=1; }
+
+if [ -n "$skip_status" ] && [ "$rc" = "$skip_status" ]; then
+  grep -E '^SKIP' "$out" >/dev/null || echo "SKIP: (test reported skip status $rc)"
+  exit 77
+fi
+
+if [ "$rc" = 124 ] || [ "$rc" = 137 ] && [ "$elapsed_ms" -ge $((within * 1000)) ]; then
+  problem "did not end within ${within} s (killed by timeout)"
+fi
+if [ "$rc" = 126 ] || [ "$rc" = 127 ]; then
+  problem "the command could not be run (status $rc)"
+fi
+case "$want" in
+  pass)
+    [ "$rc" = 0 ] || problem "exit status $rc, expected 0"
+    grep -E '^PASS ' "$out" >/dev/null || problem "no 'PASS' line in the output"
+    ;;
+  status)
+    [ "$rc" = "$status" ] || problem "exit status $rc, expected $status"
+    ;;
+  nonzero)
+    [ "$rc" != 0 ] || problem "exit status 0, expected non-zero"
+    ;;
+esac
+for re in ${greps[@]+"${greps[@]}"}; do
+  grep -E -- "$re" "$out" >/dev/null || problem "no output line matches: $re"
+done
+for re in ${nogreps[@]+"${nogreps[@]}"}; do
+  if grep -E -- "$re" "$out" >/dev/null; then problem "output has a line matching: $re"; fi
+done
+
+# No process of the job may outlive it (bounded poll: PDEATHSIG is asynchronous).
+survivors=
+for _ in $(seq 1 100); do
+  survivors=$(pgrep -f -- "$token" || true)
+  [ -z "$survivors" ] && break
+  sleep 0.1
+done
+if [ -n "$survivors" ]; then
+  problem "processes of the job survive it: $(ps -o pid=,args= -p "$(echo $survivors | tr ' ' ',')" 2>/dev/null)"
+  kill -9 $survivors 2>/dev/null
+fi
+
+# /dev/shm must not gain entries (libgex maps memfd memory only).
+shm_new=
+for _ in $(seq 1 50); do
+  shm_after=$(ls -A /dev/shm 2>/dev/null | sort)
+  shm_new=$(comm -13 <(echo "$shm_before") <(echo "$shm_after"))
+  [ -z "$shm_new" ] && break
+  sleep 0.1
+done
+[ -z "$shm_new" ] || problem "new entries in /dev/shm: $shm_new"
+
+if [ "$fail" = 0 ]; then
+  echo "expect.sh: ok"
+  exit 0
+fi
+exit 1

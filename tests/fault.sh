@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# tests/fault.sh -- a rank or the launcher dies; the whole job must end.
+#
+# usage: fault.sh <gexrun> <ranks> <fault_prog> <mode>
+#   modes: sigkill_self sigkill_in_handler exit_noexit kill_rank kill_flooded
+#          kill_gexrun
+#          (see fault_prog.c)
+#
+# Checks: the job ends within a bound after the fault (measured from the
+# fault when this script causes it, else over the whole run); gexrun's status
+# is non-zero; for a rank death, gexrun names the dead rank and its pid and
+# how it died, and every other rank prints a line naming the dead rank; no
+# process of the job survives (bounded poll, death by PDEATHSIG is
+# asynchronous); /dev/shm gains no entries.
+set -u
+gexrun=$1 n=$2 prog=$3 mode=$4
+END_BOUND=5      # seconds from the fault to the end of the job
+TOTAL_BOUND=60   # seconds for the whole run
+
+token="gexfault_$$_${RANDOM}${RANDOM}"
+out=$(mktemp "${TMPDIR:-/tmp}/gex_fault.XXXXXX")
+trap 'rm -f "$out"' EXIT
+fail=0
+problem() { echo "fault.sh: FAILED: $*"; fail=1; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+shm_before=$(ls -A /dev/shm 2>/dev/null | sort)
+t_start=$(now_ms)
+"$gexrun" -n "$n" "$prog" "$mode" "$token" >"$out" 2>&1 &
+gpid=$!
+
+# pid of rank r, once printed (bounded wait)
+rank_pid() {
+  local r=$1 p= alive
+  for _ in $(seq 1 300); do
+    kill -0 "$gpid" 2>/dev/null && alive=1 || alive=0
+    p=$(sed -n "s/^RANKPID $r \([0-9][0-9]*\)\$/\1/p" "$out" | head -1)
+    [ -n "$p" ] && { echo "$p"; return 0; }
+    [ "$alive" = 1 ] || break # read once more after gexrun ended: done
+    sleep 0.1
+  done
+  return 1
+}
+
+# wait (bounded) for gexrun to end; sets grc
+wait_gexrun() {
+  local bound_ms=$1 t0
+  t0=$(now_ms)
+  while kill -0 "$gpid" 2>/dev/null; do
+    if [ $(($(now_ms) - t0)) -gt "$bound_ms" ]; then
+      problem "gexrun still running $((bound_ms / 1000)) s after the fault"
+      kill -9 "$gpid" 2>/dev/null
+      break
+    fi
+    sleep 0.05
+  done
+  wait "$gpid"
+  grc=$?
+}
+
+victim=
+t_fault=
+case "$mode" in
+  sigkill_self|sigkill_in_handler|exit_noexit)
+    victim=$((n - 1))
+    vpid=$(rank_pid "$victim") || problem "rank $victim never printed its pid"
+    # the victim announces its death just before it happens
+    t_fault=
+    for _ in $(seq 1 600); do
+      kill -0 "$gpid" 2>/dev/null && alive=1 || alive=0
+      if grep -q '^DYING' "$out"; then t_fault=$(now_ms); break; fi
+      [ "$alive" = 1 ] || break
+      sleep 0.05
+    done
+    [ -n "$t_fault" ] || { problem "the victim never announced its death"; t_fault=$(now_ms); }
+    wait_gexrun $((END_BOUND * 1000))
+    ;;
+  kill_rank|kill_flooded)
+    victim=1
+    for r in $(seq 0 $((n - 1))); do rank_pid "$r" >/dev/null || problem "rank $r never printed its pid"; done
+    if [ "$mode" = kill_flooded ]; then # everyone has started flooding (bounded wait)
+      for _ in $(seq 1 300); do
+        [ "$(grep -c '^FLOODING' "$out")" -ge "$n" ] && break
+        sleep 0.1
+      done
+    fi
+    vpid=$(rank_pid "$victim")
+    if [ -n "$vpid" ]; then
+      t_fault=$(now_ms)
+      kill -9 "$vpid"
+    fi
+    wait_gexrun $((END_BOUND * 1000))
+    ;;
+  kill_gexrun)
+    for r in $(seq 0 $((n - 1))); do rank_pid "$r" >/dev/null || problem "rank $r never printed its pid"; done
+    t_fault=$(now_ms)
+    kill -9 "$gpid"
+    wait "$gpid"
+    grc=$?
+    ;;
+  *) echo "fault.sh: unknown mode $mode"; exit 2 ;;
+esac
+
+# every process of the job must be gone (bounded poll)
+survivors=
+while :; do
+  survivors=$(pgrep -f -- "$token" || true)
+  [ -z "$survivors" ] && break
+  if [ $(($(now_ms) - t_fault)) -gt $((END_BOUND * 1000)) ]; then break; fi
+  sleep 0.05
+done
+t_end=$(now_ms)
+
+cat "$out"
+echo "---- fault.sh: mode $mode, $n ranks, gexrun status $grc, job ended $((t_end - t_fault)) ms after the fault"
+
+if [ -n "$survivors" ]; then
+  problem "processes of the job survive $END_BOUND s after the fault: $(ps -o pid=,args= -p "$(echo $survivors | tr ' ' ',')" 2>/dev/null)"
+  kill -9 $survivors 2>/dev/null
+fi
+[ "$grc" != 0 ] || problem "gexrun exited with status 0"
+[ $((t_end - t_fault)) -le $((END_BOUND * 1000 + 500)) ] ||
+  problem "the job took $((t_end - t_fault)) ms to end after the fault (bound ${END_BOUND} s)"
+[ $((t_end - t_start)) -le $((TOTAL_BOUND * 1000)) ] || problem "the whole run took $((t_end - t_start)) ms"
+if grep -q '^NOT ENDED' "$out"; then problem "a rank was not ended by the fault"; fi
+if grep -qE 'WARNING: ThreadSanitizer|ERROR: (Address|Leak)Sanitizer|runtime error: |Sanitizer:DEADLYSIGNAL' "$out"; then
+  problem "a sanitizer reported an error"
+fi
+
+if [ -n "$victim" ]; then
+  case "$mode" in
+    sigkill_*|kill_rank|kill_flooded) how="was killed by signal 9" ;;
+    exit_noexit) how="exited with status 3 without calling gasnet_exit" ;;
+  esac
+  grep -E "^gexrun: rank $victim \(pid ${vpid:-[0-9]+}\) $how" "$out" >/dev/null ||
+    problem "no line 'gexrun: rank $victim (pid ${vpid:-?}) $how'"
+  for r in $(seq 0 $((n - 1))); do
+    [ "$r" = "$victim" ] && continue
+    grep -E "^libgex: rank $r: .*\brank $victim\b" "$out" >/dev/null ||
+      problem "rank $r printed no line naming the dead rank $victim"
+  done
+fi
+
+shm_new=
+for _ in $(seq 1 50); do
+  shm_new=$(comm -13 <(echo "$shm_before") <(ls -A /dev/shm 2>/dev/null | sort))
+  [ -z "$shm_new" ] && break
+  sleep 0.1
+done
+[ -z "$shm_new" ] || problem "new entries in /dev/shm: $shm_new"
+
+if [ "$fail" = 0 ]; then
+  echo "fault.sh: ok ($mode, $n ranks)"
+  exit 0
+fi
+exit 1

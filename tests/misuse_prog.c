@@ -1,0 +1,225 @@
+/* misuse_prog.c -- programs that misuse libgex on purpose; run by misuse.sh.
+ *
+ * usage: misuse_prog <mode>
+ * One rank commits the misuse; the others wait in a barrier that can only
+ * end when the job is ended.  Before the misuse the program prints
+ *   EXPECT <extended regex>
+ * lines that the libgex diagnostic must match (they name the call and the
+ * offending value, which is only known at run time for addresses and
+ * limits).  If the misuse is not detected the program says so and ends the
+ * job with status 0, which misuse.sh reports as a failure.
+ */
+#include "test_util.h"
+
+static const gex_AM_Index_t H_REQ = 130, H_REP = 131, H_SAVE = 132;
+static const char *mode;
+static gex_Token_t saved_token;
+static atomic_int saved, replied;
+
+static void expect(const char *fmt, ...) TEST_PRINTF(1, 2);
+static void expect(const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  printf("EXPECT %s\n", buf);
+  fflush(stdout);
+}
+
+TEST_NORETURN static void not_detected(void) {
+  printf("NOT DETECTED: misuse '%s' was accepted by libgex\n", mode);
+  fflush(stdout);
+  gasnet_exit(0);
+}
+
+/* Poll (so that handlers run) until the job is ended by the misuse; if that
+ * does not happen within 20 s, the misuse went unnoticed. */
+static void wait_forever(void) {
+  double t0 = test_now();
+  while (test_now() - t0 < 20.0) gasnet_AMPoll();
+  not_detected();
+}
+
+/* Request handler: replies according to the mode. */
+static void h_req(gex_Token_t t, gex_AM_Arg_t a) {
+  (void)a;
+  if (!strcmp(mode, "second_reply")) {
+    CHECK(gex_AM_ReplyShort1(t, H_REP, 0, 1) == 0);
+    expect("^libgex: rank %u: gex_AM_ReplyShort[0-9]*: ", T.rank);
+    fflush(stdout);
+    gex_AM_ReplyShort1(t, H_REP, 0, 2);
+    not_detected();
+  }
+  if (!strcmp(mode, "reply_medium_too_big")) {
+    size_t max = gex_Token_MaxReplyMedium(t, GEX_EVENT_NOW, 0, 1);
+    static unsigned char big[1 << 20];
+    CHECK(max + 1 <= sizeof big);
+    expect("^libgex: rank %u: gex_AM_ReplyMedium[0-9]*: .*\\b%zu\\b", T.rank, max + 1);
+    gex_AM_ReplyMedium1(t, H_REP, big, max + 1, GEX_EVENT_NOW, 0, 0);
+    not_detected();
+  }
+  CHECK(gex_AM_ReplyShort1(t, H_REP, 0, 0) == 0);
+}
+static void h_rep(gex_Token_t t, gex_AM_Arg_t a) {
+  (void)a;
+  if (!strcmp(mode, "reply_in_reply")) {
+    expect("^libgex: rank %u: gex_AM_ReplyShort[0-9]*: ", T.rank);
+    gex_AM_ReplyShort1(t, H_REP, 0, 0); /* a Reply from a Reply handler */
+    not_detected();
+  }
+  atomic_store(&replied, 1);
+}
+static void h_save(gex_Token_t t, gex_AM_Arg_t a) {
+  (void)a;
+  saved_token = t; /* invalid once this handler returns */
+  atomic_store(&saved, 1);
+}
+
+int main(int argc, char **argv) {
+  mode = argc > 1 ? argv[1] : "";
+  setvbuf(stdout, NULL, _IOLBF, 0);
+
+  if (!strcmp(mode, "before_init")) {
+    expect("^libgex: gasnet_AMPoll: ");
+    gasnet_AMPoll();
+    printf("NOT DETECTED: gasnet_AMPoll before gex_Client_Init was accepted\n");
+    return 0;
+  }
+
+  gex_AM_Entry_t tab[] = {
+      {H_REQ, (gex_AM_Fn_t)h_req, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "req"},
+      {H_REP, (gex_AM_Fn_t)h_rep, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 1, NULL, "rep"},
+      {H_SAVE, (gex_AM_Fn_t)h_save, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "save"},
+  };
+  test_init(&argc, &argv, "MISUSE", 8192, tab, 3);
+  const gex_Rank_t me = T.rank, n = T.size;
+  const gex_Rank_t last = n - 1;
+  unsigned char buf[64] = {0};
+
+  if (!strcmp(mode, "rank_oob_put")) {
+    if (me == 0) {
+      gex_Rank_t bad = n + 5;
+      expect("^libgex: rank 0: gex_RMA_PutNBI: .*\\b%u\\b", bad);
+      gex_RMA_PutNBI(T.tm, bad, T.seg_base, buf, 8, GEX_EVENT_NOW, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "rank_oob_get")) {
+    if (me == last) {
+      gex_Rank_t bad = n;
+      expect("^libgex: rank %u: gex_RMA_GetBlocking: .*\\b%u\\b", me, bad);
+      gex_RMA_GetBlocking(T.tm, buf, bad, T.seg_base, 8, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "rank_oob_am")) {
+    if (me == 0) {
+      gex_Rank_t bad = n + 100;
+      expect("^libgex: rank 0: gex_AM_RequestShort[0-9]*: .*\\b%u\\b", bad);
+      gex_AM_RequestShort1(T.tm, bad, H_REQ, 0, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "oob_put")) { /* crosses the end of the peer's segment */
+    if (me == last) {
+      gex_Rank_t p = 0;
+      void *addr = T.peer_seg[p] + T.peer_size[p] - 4;
+      expect("^libgex: rank %u: gex_RMA_PutNBI: .*%p", me, addr);
+      gex_RMA_PutNBI(T.tm, p, addr, buf, 8, GEX_EVENT_NOW, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "oob_get")) { /* below the start of the peer's segment */
+    if (me == 0) {
+      gex_Rank_t p = last;
+      void *addr = T.peer_seg[p] - 64;
+      expect("^libgex: rank 0: gex_RMA_GetNB: .*%p", addr);
+      gex_Event_Wait(gex_RMA_GetNB(T.tm, buf, p, addr, 16, 0));
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "oob_put_self")) { /* not in any segment at all */
+    if (me == 0) {
+      void *addr = buf + 8;
+      expect("^libgex: rank 0: gex_RMA_PutBlocking: .*%p", addr);
+      gex_RMA_PutBlocking(T.tm, 0, addr, buf, 8, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "oob_long")) { /* Long payload beyond the target segment */
+    if (me == 0) {
+      gex_Rank_t p = last;
+      void *addr = T.peer_seg[p] + T.peer_size[p] - 32;
+      expect("^libgex: rank 0: gex_AM_RequestLong[0-9]*: .*%p", addr);
+      gex_AM_RequestLong1(T.tm, p, H_REQ, buf, 64, addr, GEX_EVENT_NOW, 0, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "bad_handler")) { /* detected by the receiver */
+    if (me == 0) {
+      expect("^libgex: rank %u: .*\\b200\\b", last);
+      expect("^libgex: rank %u: .*[Rr]equest.*[Ss]hort", last);
+      CHECK(gex_AM_RequestShort1(T.tm, last, 200, 0, 0) == 0);
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "wrong_nargs")) { /* H_REQ is registered with 1 argument */
+    if (me == 0) {
+      expect("^libgex: rank %u: .*\\b%u\\b", last, (unsigned)H_REQ);
+      CHECK(gex_AM_RequestShort2(T.tm, last, H_REQ, 0, 1, 2) == 0);
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "wrong_category")) { /* H_REQ is registered as a Short */
+    if (me == 0) {
+      expect("^libgex: rank %u: .*\\b%u\\b", last, (unsigned)H_REQ);
+      expect("^libgex: rank %u: .*Medium", last);
+      CHECK(gex_AM_RequestMedium1(T.tm, last, H_REQ, buf, 8, GEX_EVENT_NOW, 0, 0) == 0);
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "reply_outside")) {
+    if (me == 0) CHECK(gex_AM_RequestShort1(T.tm, last, H_SAVE, 0, 0) == 0);
+    if (me == last) {
+      GASNET_BLOCKUNTIL(atomic_load(&saved) == 1);
+      expect("^libgex: rank %u: gex_AM_ReplyShort[0-9]*: ", me);
+      gex_AM_ReplyShort1(saved_token, H_REP, 0, 0); /* the handler has returned */
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "reply_in_reply") || !strcmp(mode, "second_reply") ||
+      !strcmp(mode, "reply_medium_too_big")) {
+    if (me == 0) CHECK(gex_AM_RequestShort1(T.tm, last, H_REQ, 0, 0) == 0);
+    wait_forever();
+  }
+  if (!strcmp(mode, "medium_too_big")) {
+    if (me == 0) {
+      size_t max = gex_AM_MaxRequestMedium(T.tm, last, GEX_EVENT_NOW, 0, 1);
+      static unsigned char big[1 << 20];
+      CHECK(max + 1 <= sizeof big);
+      expect("^libgex: rank 0: gex_AM_RequestMedium[0-9]*: .*\\b%zu\\b", max + 1);
+      gex_AM_RequestMedium1(T.tm, last, H_REQ, big, max + 1, GEX_EVENT_NOW, 0, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "val_size")) {
+    if (me == last) {
+      expect("^libgex: rank %u: gex_RMA_PutBlockingVal: .*\\b9\\b", me);
+      gex_RMA_PutBlockingVal(T.tm, 0, T.peer_seg[0], 1, 9, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  fprintf(stderr, "misuse_prog: unknown mode '%s'\n", mode);
+  gasnet_exit(2);
+}
