@@ -1,0 +1,257 @@
+/* atomic/ad.c -- atomic domains: creation (where the implementation of each
+ * kind of target is chosen), destruction, queries, and the out-of-line parts
+ * of the operations (misuse reports, jobrank translation, off-node targets).
+ * The operations themselves are in atomic/ad_ops.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic/ad.h"
+#include "transport/transport.h"
+
+/* ---- names ---------------------------------------------------------------- */
+static const char *const dt_names[] = {"GEX_DT_I32", "GEX_DT_U32", "GEX_DT_I64", "GEX_DT_U64",
+                                       "GEX_DT_FLT", "GEX_DT_DBL", "GEX_DT_USER"};
+_Static_assert(GEX_DT_I32 == 1u << 0 && GEX_DT_U32 == 1u << 1 && GEX_DT_I64 == 1u << 2 &&
+                   GEX_DT_U64 == 1u << 3 && GEX_DT_FLT == 1u << 4 && GEX_DT_DBL == 1u << 5 &&
+                   GEX_DT_USER == 1u << 6,
+               "dt_names is indexed by bit number");
+
+/* Indexed by bit number; NULL: no opcode has that bit. */
+static const char *const op_names[32] = {
+    [0] = "GEX_OP_ADD",    [1] = "GEX_OP_MULT",     [2] = "GEX_OP_MIN",   [3] = "GEX_OP_MAX",
+    [4] = "GEX_OP_SUB",    [5] = "GEX_OP_INC",      [6] = "GEX_OP_DEC",   [7] = "GEX_OP_AND",
+    [8] = "GEX_OP_OR",     [9] = "GEX_OP_XOR",      [10] = "GEX_OP_SET",  [11] = "GEX_OP_CAS",
+    [12] = "GEX_OP_USER",  [13] = "GEX_OP_USER_NC", [14] = "GEX_OP_GET",  [16] = "GEX_OP_FADD",
+    [17] = "GEX_OP_FMULT", [18] = "GEX_OP_FMIN",    [19] = "GEX_OP_FMAX", [20] = "GEX_OP_FSUB",
+    [21] = "GEX_OP_FINC",  [22] = "GEX_OP_FDEC",    [23] = "GEX_OP_FAND", [24] = "GEX_OP_FOR",
+    [25] = "GEX_OP_FXOR",  [26] = "GEX_OP_SWAP",    [27] = "GEX_OP_FCAS"};
+_Static_assert(GEX_OP_ADD == 1u << 0 && GEX_OP_XOR == 1u << 9 && GEX_OP_SET == 1u << 10 &&
+                   GEX_OP_CAS == 1u << 11 && GEX_OP_USER == 1u << 12 &&
+                   GEX_OP_USER_NC == 1u << 13 && GEX_OP_GET == 1u << 14 &&
+                   GEX_OP_FADD == 1u << 16 && GEX_OP_FXOR == 1u << 25 && GEX_OP_SWAP == 1u << 26 &&
+                   GEX_OP_FCAS == 1u << 27,
+               "op_names is indexed by bit number");
+
+static int single_bit(uint32_t v) { return v && !(v & (v - 1)); }
+
+const char *gexi_ad_dt_name(gex_DT_t dt) {
+  if (!single_bit(dt) || dt > GEX_DT_USER) return NULL;
+  return dt_names[__builtin_ctz(dt)];
+}
+
+const char *gexi_ad_op_name(gex_OP_t op) {
+  if (!single_bit(op)) return NULL;
+  return op_names[__builtin_ctz(op)];
+}
+
+/* "GEX_OP_ADD|GEX_OP_FADD|0x1000" (unknown bits in hex). */
+static void ops_string(gex_OP_t ops, char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = 0;
+  uint32_t unknown = 0;
+  for (int b = 0; b < 32; b++) {
+    uint32_t bit = 1u << b;
+    if (!(ops & bit)) continue;
+    if (!op_names[b]) {
+      unknown |= bit;
+      continue;
+    }
+    int w = snprintf(buf + n, len - n, "%s%s", n ? "|" : "", op_names[b]);
+    if (w < 0 || (size_t)w >= len - n) return;
+    n += (size_t)w;
+  }
+  if (unknown) snprintf(buf + n, len - n, "%s0x%x", n ? "|" : "", (unsigned)unknown);
+  if (!ops) snprintf(buf, len, "0");
+}
+
+/* ---- creation ---------------------------------------------------------------- */
+#if GEX_CHECKS
+static void dt_string(gex_DT_t dt, char *buf, size_t len) {
+  const char *s = gexi_ad_dt_name(dt);
+  if (s)
+    snprintf(buf, len, "%s", s);
+  else
+    snprintf(buf, len, "0x%x", (unsigned)dt);
+}
+
+static void check_create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
+                         gex_Flags_t flags) {
+  static const char fn[] = "gex_AD_Create";
+  char b1[512];
+  if (!ad_p) gexi_fatal("%s: ad_p is NULL", fn);
+  if (tm == GEX_TM_INVALID) gexi_fatal("%s: invalid team (GEX_TM_INVALID)", fn);
+  if (gexi_tm(tm)->is_pair) gexi_fatal("%s: a TM-pair is not a team", fn);
+  if (!single_bit(dt) || !(dt & GEXI_AD_ALL_DTS)) {
+    dt_string(dt, b1, sizeof b1);
+    gexi_fatal(
+        "%s: data type %s is not valid for remote atomics (one of GEX_DT_I32, "
+        "GEX_DT_U32, GEX_DT_I64, GEX_DT_U64, GEX_DT_FLT, GEX_DT_DBL)",
+        fn, b1);
+  }
+  if (ops == 0) gexi_fatal("%s: no operations (ops is 0)", fn);
+  if (ops & ~GEXI_AD_ALL_OPS) {
+    ops_string(ops & ~GEXI_AD_ALL_OPS, b1, sizeof b1);
+    gexi_fatal("%s: %s not valid for remote atomics", fn, b1);
+  }
+  if (!(dt & GEXI_AD_INT_DTS) && (ops & GEXI_AD_BITWISE_OPS)) {
+    ops_string(ops & GEXI_AD_BITWISE_OPS, b1, sizeof b1);
+    gexi_fatal("%s: %s not valid for data type %s (bit-wise operations need an integer type)", fn,
+               b1, gexi_ad_dt_name(dt));
+  }
+  const gex_Flags_t favor =
+      GEX_FLAG_AD_FAVOR_MY_RANK | GEX_FLAG_AD_FAVOR_MY_NBRHD | GEX_FLAG_AD_FAVOR_REMOTE;
+  if (flags & ~favor)
+    gexi_fatal("%s: flags 0x%x not valid (only one GEX_FLAG_AD_FAVOR_* flag may be given)", fn,
+               (unsigned)(flags & ~favor));
+  if (flags & (flags - 1))
+    gexi_fatal("%s: flags 0x%x: the GEX_FLAG_AD_FAVOR_* flags are mutually exclusive", fn,
+               (unsigned)flags);
+}
+#endif
+
+/* Choose how targets on this node and on other nodes are served (see ad.h). */
+static void select_impl(struct gexi_AD *ad) {
+  bool all_local = true;
+  for (gex_Rank_t r = 0; r < ad->size; r++)
+    if (!ad->peers[r].local) all_local = false;
+  ad->impl_local = GEXI_AD_IMPL_CPU;
+  ad->impl_remote = GEXI_AD_IMPL_NONE;
+  if (!all_local && gexi_ctx.net) {
+    /* An off-node transport exists.  Where the ofi transport plugs in:
+     * ask the provider whether it supports (dt, every op of ad->ops)
+     * natively; if so use GEXI_AD_IMPL_NET (and, unless its atomics are
+     * coherent with the CPU's, impl_local = NET too), else GEXI_AD_IMPL_AM.
+     * The transport interface has no atomics entry points yet, so AM is
+     * recorded; gexi_ad_remote reports it as not implemented. */
+    ad->impl_remote = GEXI_AD_IMPL_AM;
+  }
+  ad->cpu_local = ad->impl_local == GEXI_AD_IMPL_CPU;
+}
+
+void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_Flags_t flags) {
+  gexi_check_can_communicate("gex_AD_Create");
+#if GEX_CHECKS
+  check_create(ad_p, tm, dt, ops, flags);
+#endif
+  struct gexi_AD *ad = calloc(1, sizeof *ad);
+  if (!ad) gexi_fatal("gex_AD_Create: out of memory");
+  ad->tm = tm;
+  ad->peers = GEXI_TM_PEERS(tm);
+  ad->size = GEXI_TM_SIZE(tm);
+  ad->rank = gex_TM_QueryRank(tm);
+  ad->dt = dt;
+  ad->ops = ops;
+  ad->flags = flags;
+  ad->jobrank_is_rank = ad->size == gexi_ctx.size;
+  for (gex_Rank_t r = 0; r < ad->size && ad->jobrank_is_rank; r++)
+    if (ad->peers[r].jobrank != r) ad->jobrank_is_rank = false;
+  select_impl(ad);
+  /* Collective: every member has its domain before any member returns. */
+  gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+  *ad_p = ad;
+}
+
+void gex_AD_Destroy(gex_AD_t ad) {
+#if GEX_CHECKS
+  if (ad == GEX_AD_INVALID) gexi_fatal("gex_AD_Destroy: invalid atomic domain (GEX_AD_INVALID)");
+#endif
+  /* Nothing is registered anywhere and every operation is complete (the
+   * caller guarantees it), so no communication is needed. */
+  free(ad);
+}
+
+gex_Flags_t gex_AD_QueryFlags(gex_AD_t ad) { return ad->flags; }
+gex_TM_t gex_AD_QueryTM(gex_AD_t ad) { return ad->tm; }
+gex_DT_t gex_AD_QueryDT(gex_AD_t ad) { return ad->dt; }
+gex_OP_t gex_AD_QueryOps(gex_AD_t ad) { return ad->ops; }
+void gex_AD_SetCData(gex_AD_t ad, const void *val) { ad->cdata = (void *)val; }
+void *gex_AD_QueryCData(gex_AD_t ad) { return ad->cdata; }
+
+/* ---- out-of-line parts of the operations --------------------------------------- */
+void gexi_ad_bad(const char *fn, gex_AD_t ad, gex_DT_t dt, size_t size, const void *result_p,
+                 gex_Rank_t rank, const void *addr, gex_OP_t op, gex_Flags_t flags) {
+  char b1[512], b2[512];
+  if (!gexi_ctx.initialized) gexi_fatal("%s: called before gex_Client_Init", fn);
+  if (ad == GEX_AD_INVALID) gexi_fatal("%s: invalid atomic domain (GEX_AD_INVALID)", fn);
+  if (ad->dt != dt)
+    gexi_fatal("%s: data type mismatch: the atomic domain was created for %s", fn,
+               gexi_ad_dt_name(ad->dt));
+  if (!single_bit(op)) {
+    ops_string(op, b1, sizeof b1);
+    gexi_fatal("%s: opcode %s is not a single GEX_OP_* value", fn, b1);
+  }
+  if (!(op & ad->ops)) {
+    ops_string(op, b1, sizeof b1);
+    ops_string(ad->ops, b2, sizeof b2);
+    gexi_fatal("%s: opcode %s is not one of the operations of the atomic domain (%s)", fn, b1, b2);
+  }
+  if (flags & ~GEXI_AD_OP_FLAGS) {
+    const gex_Flags_t bad = flags & ~GEXI_AD_OP_FLAGS;
+    if (bad & (GEX_FLAG_SELF_SEG_OFFSET | GEX_FLAG_PEER_SEG_OFFSET))
+      gexi_fatal(
+          "%s: flags 0x%x: GEX_FLAG_SELF_SEG_OFFSET and GEX_FLAG_PEER_SEG_OFFSET are not "
+          "supported",
+          fn, (unsigned)flags);
+    gexi_fatal("%s: flags 0x%x: 0x%x not valid for an atomic operation", fn, (unsigned)flags,
+               (unsigned)bad);
+  }
+  if (result_p == NULL && (op & GEXI_AD_FETCHING_OPS))
+    gexi_fatal("%s: result_p is NULL for the fetching operation %s", fn, gexi_ad_op_name(op));
+  if (rank >= ad->size)
+    gexi_fatal("%s: rank %u out of range (team size %u)", fn, (unsigned)rank, (unsigned)ad->size);
+  if ((uintptr_t)addr & (size - 1))
+    gexi_fatal("%s: target address %p of rank %u is not aligned to %zu bytes", fn, addr,
+               (unsigned)rank, size);
+  const gexi_Peer_t *p = ad->peers + rank;
+  uintptr_t off = (uintptr_t)addr - p->seg_base;
+  if (off > p->seg_size || size > p->seg_size - off) gexi_bad_range(fn, ad->tm, rank, addr, size);
+  if ((flags & GEX_FLAG_AD_MY_RANK) && (flags & GEX_FLAG_AD_MY_NBRHD))
+    gexi_fatal("%s: GEX_FLAG_AD_MY_RANK and GEX_FLAG_AD_MY_NBRHD are mutually exclusive", fn);
+  if ((flags & GEX_FLAG_AD_MY_RANK) && rank != ad->rank)
+    gexi_fatal("%s: GEX_FLAG_AD_MY_RANK, but rank %u is not this rank (%u)", fn, (unsigned)rank,
+               (unsigned)ad->rank);
+  if ((flags & GEX_FLAG_AD_MY_NBRHD) && !p->local)
+    gexi_fatal("%s: GEX_FLAG_AD_MY_NBRHD, but rank %u is not in this neighbourhood", fn,
+               (unsigned)rank);
+  gexi_fatal("%s: invalid arguments", fn); /* not reached */
+}
+
+gex_Rank_t gexi_ad_jobrank_to_rank(const char *fn, gex_AD_t ad, gex_Rank_t jobrank) {
+#if GEX_CHECKS
+  if (ad == GEX_AD_INVALID) gexi_fatal("%s: invalid atomic domain (GEX_AD_INVALID)", fn);
+  if (jobrank >= gexi_ctx.size)
+    gexi_fatal("%s: GEX_FLAG_RANK_IS_JOBRANK: jobrank %u out of range (job size %u)", fn,
+               (unsigned)jobrank, (unsigned)gexi_ctx.size);
+#endif
+  if (ad->jobrank_is_rank) return jobrank;
+  for (gex_Rank_t r = 0; r < ad->size; r++)
+    if (ad->peers[r].jobrank == jobrank) return r;
+  gexi_fatal(
+      "%s: GEX_FLAG_RANK_IS_JOBRANK: jobrank %u is not a member of the atomic domain's "
+      "team",
+      fn, (unsigned)jobrank);
+}
+
+gex_Event_t gexi_ad_remote(const char *fn, int mode, gex_AD_t ad, gex_DT_t dt, void *result_p,
+                           gex_Rank_t rank, void *addr, gex_OP_t op, uint64_t operand1,
+                           uint64_t operand2, gex_Flags_t flags) {
+  (void)mode;
+  (void)dt;
+  (void)result_p;
+  (void)addr;
+  (void)op;
+  (void)operand1;
+  (void)operand2;
+  (void)flags;
+  const gexi_Peer_t *p = ad->peers + rank;
+  const uint8_t impl = p->local ? ad->impl_local : ad->impl_remote;
+  switch (impl) {
+    case GEXI_AD_IMPL_NET:
+    case GEXI_AD_IMPL_AM:
+      /* The ofi transport adds its fi_atomic / AM entry points here. */
+      gexi_fatal("%s: rank %u: off-node atomics are not implemented by the %s transport", fn,
+                 (unsigned)rank, gexi_ctx.net ? gexi_ctx.net->name : "network");
+    default: gexi_fatal("%s: rank %u is not reachable (no network transport)", fn, (unsigned)rank);
+  }
+}
