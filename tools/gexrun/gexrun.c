@@ -70,17 +70,21 @@ struct rank {
   size_t out_off; /* bytes of out_head already sent */
 };
 
-static struct rank *ranks;
-static int nranks, nalive, verbose;
-static int any_hello;         /* some rank sent HELLO */
-static int ending;            /* the job is over: exits are no longer deaths */
-static int have_code, job_code; /* set by the EXIT/ABORT that ended the job */
-static int failed;            /* a death or a protocol error ended the job */
-static int got_signal;        /* the first SIGINT/SIGTERM/SIGHUP received */
-static int max_status;        /* highest exit status of the ranks */
-static int64_t deadline;      /* when to SIGKILL the survivors (ms), 0 = never */
-static int ag_ready;          /* ranks with a queued all-gather contribution */
-static unsigned long long ag_round;
+/* The whole state of the job: one structure, one instance. */
+static struct job {
+  struct rank *ranks;
+  int nranks, nalive, verbose;
+  int any_hello;           /* some rank sent HELLO */
+  int ending;              /* the job is over: exits are no longer deaths */
+  int have_code, job_code; /* set by the EXIT/ABORT that ended the job */
+  int failed;              /* a death or a protocol error ended the job */
+  int got_signal;          /* the first SIGINT/SIGTERM/SIGHUP received */
+  int max_status;          /* highest exit status of the ranks */
+  int64_t deadline;        /* when to SIGKILL the survivors (ms), 0 = never */
+  int ag_ready;            /* ranks with a queued all-gather contribution */
+  unsigned long long ag_round;
+  struct sigaction old_pipe, old_chld; /* dispositions to restore in the ranks */
+} job;
 
 static int64_t now_ms(void) {
   struct timespec ts;
@@ -103,16 +107,16 @@ static const char *signame(int sig) {
 }
 
 static void kill_all(int sig) {
-  for (int r = 0; r < nranks; r++)
-    if (ranks[r].alive) kill(ranks[r].pid, sig);
+  for (int r = 0; r < job.nranks; r++)
+    if (job.ranks[r].alive) kill(job.ranks[r].pid, sig);
 }
 
 /* Last resort (out of memory, poll failure): kill and reap everything. */
 static void emergency(const char *what) {
   fprintf(stderr, "gexrun: %s: %s; killing the job\n", what, strerror(errno));
   kill_all(SIGKILL);
-  for (int r = 0; r < nranks; r++)
-    while (ranks[r].alive && waitpid(ranks[r].pid, NULL, 0) < 0 && errno == EINTR) {
+  for (int r = 0; r < job.nranks; r++)
+    while (job.ranks[r].alive && waitpid(job.ranks[r].pid, NULL, 0) < 0 && errno == EINTR) {
     }
   exit(1);
 }
@@ -125,7 +129,7 @@ static void *xmalloc(size_t n) {
 
 static void set_deadline(int ms) {
   int64_t t = now_ms() + ms;
-  if (!deadline || t < deadline) deadline = t;
+  if (!job.deadline || t < job.deadline) job.deadline = t;
 }
 
 /* ---- output ---- */
@@ -196,8 +200,8 @@ static void enqueue(struct rank *k, struct msg *m) {
 
 /* Queue m to every rank still connected except 'except'; consumes m. */
 static void broadcast(struct msg *m, int except) {
-  for (int r = 0; r < nranks; r++)
-    if (r != except) enqueue(&ranks[r], m);
+  for (int r = 0; r < job.nranks; r++)
+    if (r != except) enqueue(&job.ranks[r], m);
   msg_unref(m);
 }
 
@@ -214,9 +218,9 @@ static void close_rank(struct rank *k) {
 
 /* A death or a protocol error: tell every rank, kill survivors after a grace. */
 static void fail_job(int r, const char *why) {
-  failed = 1;
-  if (ending) return;
-  ending = 1;
+  job.failed = 1;
+  if (job.ending) return;
+  job.ending = 1;
   broadcast(msg_new(GEXI_WIRE_DIED, 1, r, why, strlen(why)), -1);
   set_deadline(KILL_GRACE_MS);
 }
@@ -231,24 +235,24 @@ static void describe_exit(int st, char *buf, size_t n, int death) {
 
 static void report_death(int r) {
   char why[128];
-  describe_exit(ranks[r].status, why, sizeof why, 1);
-  fprintf(stderr, "gexrun: rank %d (pid %d) %s; ending the job\n", r, (int)ranks[r].pid, why);
+  describe_exit(job.ranks[r].status, why, sizeof why, 1);
+  fprintf(stderr, "gexrun: rank %d (pid %d) %s; ending the job\n", r, (int)job.ranks[r].pid, why);
   fail_job(r, why);
 }
 
 static void protocol_error(int r, const char *what) {
   fprintf(stderr, "gexrun: rank %d: protocol error: %s; ending the job\n", r, what);
   fail_job(r, "broke the protocol with gexrun");
-  close_rank(&ranks[r]); /* the stream is out of step: read nothing more */
+  close_rank(&job.ranks[r]); /* the stream is out of step: read nothing more */
 }
 
 /* EXIT or ABORT from rank r: the first one decides the job's exit code. */
 static void job_exit(int r, uint32_t type, int32_t code) {
-  ranks[r].said_exit = 1;
-  if (ending) return;
-  ending = 1;
-  have_code = 1;
-  job_code = type == GEXI_WIRE_ABORT && code == 0 ? 1 : code;
+  job.ranks[r].said_exit = 1;
+  if (job.ending) return;
+  job.ending = 1;
+  job.have_code = 1;
+  job.job_code = type == GEXI_WIRE_ABORT && code == 0 ? 1 : code;
   broadcast(msg_new(type, code, r, NULL, 0), r);
   set_deadline(EXIT_GRACE_MS);
 }
@@ -260,40 +264,40 @@ static struct contrib *ag_pop(struct rank *k) {
   k->ag_head = c->next;
   if (!k->ag_head) {
     k->ag_tail = NULL;
-    ag_ready--;
+    job.ag_ready--;
   }
   return c;
 }
 
 /* Complete every round for which all ranks have contributed. */
 static void ag_progress(void) {
-  while (!ending && ag_ready == nranks) {
-    uint32_t len = ranks[0].ag_head->len;
-    for (int r = 1; r < nranks; r++) {
-      if (ranks[r].ag_head->len != len) {
+  while (!job.ending && job.ag_ready == job.nranks) {
+    uint32_t len = job.ranks[0].ag_head->len;
+    for (int r = 1; r < job.nranks; r++) {
+      if (job.ranks[r].ag_head->len != len) {
         fprintf(stderr,
                 "gexrun: all-gather round %llu: rank 0 contributed %u bytes but rank %d "
                 "contributed %u; ending the job\n",
-                ag_round, len, r, ranks[r].ag_head->len);
+                job.ag_round, len, r, job.ranks[r].ag_head->len);
         fail_job(r, "made an all-gather contribution of the wrong length");
         return;
       }
     }
-    uint64_t total = (uint64_t)len * (uint64_t)nranks;
+    uint64_t total = (uint64_t)len * (uint64_t)job.nranks;
     if (total > GEXI_WIRE_MAX_PAYLOAD) {
       fprintf(stderr, "gexrun: all-gather round %llu: result of %llu bytes is too large; ending "
-              "the job\n", ag_round, (unsigned long long)total);
+              "the job\n", job.ag_round, (unsigned long long)total);
       fail_job(0, "started an all-gather that is too large");
       return;
     }
     struct msg *m = msg_new(GEXI_WIRE_ALLGATHER, 0, 0, NULL, (size_t)total);
     char *out = m->data + sizeof(struct gexi_wire_hdr);
-    for (int r = 0; r < nranks; r++) {
-      struct contrib *c = ag_pop(&ranks[r]);
+    for (int r = 0; r < job.nranks; r++) {
+      struct contrib *c = ag_pop(&job.ranks[r]);
       if (len) memcpy(out + (size_t)r * len, c->data, len);
       free(c);
     }
-    ag_round++;
+    job.ag_round++;
     broadcast(m, -1);
   }
 }
@@ -301,7 +305,7 @@ static void ag_progress(void) {
 /* ---- input ---- */
 
 static void dispatch(int r) {
-  struct rank *k = &ranks[r];
+  struct rank *k = &job.ranks[r];
   struct gexi_wire_hdr h = k->hdr;
   struct contrib *c = k->in;
   k->in = NULL;
@@ -317,17 +321,17 @@ static void dispatch(int r) {
         protocol_error(r, k->hello ? "second HELLO" : "HELLO with the wrong rank");
         return;
       }
-      k->hello = any_hello = 1;
+      k->hello = job.any_hello = 1;
       /* Ranks that ended quietly earlier were not plain programs after all:
        * their peers would wait for them forever. */
-      for (int q = 0; q < nranks; q++) {
-        if (!ranks[q].quiet_exit) continue;
-        ranks[q].quiet_exit = 0;
-        if (!ending) report_death(q);
+      for (int q = 0; q < job.nranks; q++) {
+        if (!job.ranks[q].quiet_exit) continue;
+        job.ranks[q].quiet_exit = 0;
+        if (!job.ending) report_death(q);
       }
       return;
     case GEXI_WIRE_ALLGATHER:
-      if (ending) {
+      if (job.ending) {
         free(c);
         return;
       }
@@ -335,7 +339,7 @@ static void dispatch(int r) {
       if (k->ag_tail) k->ag_tail->next = c;
       else {
         k->ag_head = c;
-        ag_ready++;
+        job.ag_ready++;
       }
       k->ag_tail = c;
       ag_progress();
@@ -347,7 +351,7 @@ static void dispatch(int r) {
 }
 
 static int check_header(int r) {
-  const struct gexi_wire_hdr *h = &ranks[r].hdr;
+  const struct gexi_wire_hdr *h = &job.ranks[r].hdr;
   char what[96];
   if (h->type < GEXI_WIRE_HELLO || h->type > GEXI_WIRE_ABORT)
     snprintf(what, sizeof what, "unknown frame type %u", h->type);
@@ -363,7 +367,7 @@ static int check_header(int r) {
 
 /* Read and handle everything rank r has sent so far. */
 static void read_rank(int r) {
-  struct rank *k = &ranks[r];
+  struct rank *k = &job.ranks[r];
   while (k->fd >= 0) {
     char *p;
     size_t want;
@@ -399,22 +403,22 @@ static void read_rank(int r) {
 /* ---- children ---- */
 
 static void rank_exited(int r, int st) {
-  struct rank *k = &ranks[r];
+  struct rank *k = &job.ranks[r];
   k->alive = 0;
   k->status = st;
-  nalive--;
+  job.nalive--;
   if (k->fd >= 0) { /* it may have written EXIT just before ending */
     read_rank(r);
     close_rank(k);
   }
-  if (verbose) {
+  if (job.verbose) {
     char how[128];
     describe_exit(st, how, sizeof how, 0);
     fprintf(stderr, "gexrun: rank %d (pid %d) %s\n", r, (int)k->pid, how);
   }
-  if (WIFEXITED(st) && WEXITSTATUS(st) > max_status) max_status = WEXITSTATUS(st);
-  if (k->said_exit || ending) return;
-  if (!k->hello && !any_hello && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+  if (WIFEXITED(st) && WEXITSTATUS(st) > job.max_status) job.max_status = WEXITSTATUS(st);
+  if (k->said_exit || job.ending) return;
+  if (!k->hello && !job.any_hello && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
     k->quiet_exit = 1; /* a plain program, so far */
     return;
   }
@@ -427,8 +431,8 @@ static void reap(void) {
     pid_t pid = waitpid(-1, &st, WNOHANG);
     if (pid < 0 && errno == EINTR) continue;
     if (pid <= 0) return;
-    for (int r = 0; r < nranks; r++)
-      if (ranks[r].alive && ranks[r].pid == pid) {
+    for (int r = 0; r < job.nranks; r++)
+      if (job.ranks[r].alive && job.ranks[r].pid == pid) {
         rank_exited(r, st);
         break;
       }
@@ -437,13 +441,13 @@ static void reap(void) {
 
 /* SIGINT, SIGTERM or SIGHUP to gexrun: terminate the ranks, then kill them. */
 static void on_signal(int sig) {
-  if (got_signal) { /* a second one: stop waiting */
+  if (job.got_signal) { /* a second one: stop waiting */
     kill_all(SIGKILL);
     return;
   }
-  got_signal = sig;
-  ending = 1;
-  if (verbose) fprintf(stderr, "gexrun: got %s; terminating the ranks\n", signame(sig));
+  job.got_signal = sig;
+  job.ending = 1;
+  if (job.verbose) fprintf(stderr, "gexrun: got %s; terminating the ranks\n", signame(sig));
   kill_all(SIGTERM);
   set_deadline(KILL_GRACE_MS);
 }
@@ -464,7 +468,6 @@ static void handle_signals(int sfd) {
   if (chld) reap();
 }
 
-static struct sigaction old_pipe, old_chld;
 
 static void child(int r, int fd, pid_t parent, const char *jobid, char **argv) {
   int bfd = fcntl(fd, F_DUPFD, 3); /* the copy has no FD_CLOEXEC */
@@ -476,7 +479,7 @@ static void child(int r, int fd, pid_t parent, const char *jobid, char **argv) {
   char buf[32];
   snprintf(buf, sizeof buf, "%d", r);
   setenv("GEX_RANK", buf, 1);
-  snprintf(buf, sizeof buf, "%d", nranks);
+  snprintf(buf, sizeof buf, "%d", job.nranks);
   setenv("GEX_SIZE", buf, 1);
   snprintf(buf, sizeof buf, "%d", bfd);
   setenv("GEX_BOOT_FD", buf, 1);
@@ -484,8 +487,8 @@ static void child(int r, int fd, pid_t parent, const char *jobid, char **argv) {
   /* Die with gexrun; if it is already gone, the death signal was missed. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
   /* Undo what gexrun changed: SIGPIPE/SIGCHLD dispositions and the mask. */
-  sigaction(SIGPIPE, &old_pipe, NULL);
-  sigaction(SIGCHLD, &old_chld, NULL);
+  sigaction(SIGPIPE, &job.old_pipe, NULL);
+  sigaction(SIGCHLD, &job.old_chld, NULL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
@@ -510,11 +513,11 @@ static int spawn(int r, const char *jobid, char **argv) {
   }
   if (pid == 0) child(r, sv[1], parent, jobid, argv);
   close(sv[1]);
-  ranks[r].fd = sv[0];
-  ranks[r].pid = pid;
-  ranks[r].alive = 1;
-  nalive++;
-  if (verbose) fprintf(stderr, "gexrun: rank %d started (pid %d)\n", r, (int)pid);
+  job.ranks[r].fd = sv[0];
+  job.ranks[r].pid = pid;
+  job.ranks[r].alive = 1;
+  job.nalive++;
+  if (job.verbose) fprintf(stderr, "gexrun: rank %d started (pid %d)\n", r, (int)pid);
   return 0;
 }
 
@@ -548,7 +551,7 @@ int main(int argc, char **argv) {
       if ((n = parse_n(a + 2)) < 0) usage();
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       printf("usage: gexrun -n N [--] program [args...]\n"
-             "Run N copies of program on this host as the ranks of one libgex job.\n"
+             "Run N copies of program on this host as the ranks of one libgex \n"
              "  -n, -np, --np N  number of ranks (N >= 1)\n"
              "  -h, --help       show this help\n"
              "  --version        show the version\n"
@@ -565,7 +568,7 @@ int main(int argc, char **argv) {
   if (n < 1 || i >= argc) usage();
   char **prog = argv + i;
   const char *v = getenv("GEXRUN_VERBOSE");
-  verbose = v && *v && strcmp(v, "0") != 0;
+  job.verbose = v && *v && strcmp(v, "0") != 0;
 
   /* Descriptors 0-2 must exist, or a socket could land there. */
   for (int fd = 0; fd < 3; fd++)
@@ -577,9 +580,9 @@ int main(int argc, char **argv) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &sa, &old_pipe);
+  sigaction(SIGPIPE, &sa, &job.old_pipe);
   sa.sa_handler = SIG_DFL;
-  sigaction(SIGCHLD, &sa, &old_chld);
+  sigaction(SIGCHLD, &sa, &job.old_chld);
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGCHLD);
@@ -602,37 +605,37 @@ int main(int argc, char **argv) {
   char jobid[64];
   snprintf(jobid, sizeof jobid, "gex-%d-%08x", (int)getpid(), rnd);
 
-  nranks = n;
-  ranks = calloc((size_t)n, sizeof *ranks);
+  job.nranks = n;
+  job.ranks = calloc((size_t)n, sizeof *job.ranks);
   struct pollfd *pfd = calloc((size_t)n + 1, sizeof *pfd);
   int *who = calloc((size_t)n + 1, sizeof *who);
-  if (!ranks || !pfd || !who) {
+  if (!job.ranks || !pfd || !who) {
     fprintf(stderr, "gexrun: out of memory for %d ranks\n", n);
     return 1;
   }
-  for (int r = 0; r < n; r++) ranks[r].fd = -1;
-  if (verbose) fprintf(stderr, "gexrun: job %s: %d rank(s) of %s\n", jobid, n, prog[0]);
+  for (int r = 0; r < n; r++) job.ranks[r].fd = -1;
+  if (job.verbose) fprintf(stderr, "gexrun: job %s: %d rank(s) of %s\n", jobid, n, prog[0]);
   for (int r = 0; r < n; r++) {
     if (spawn(r, jobid, prog) != 0) { /* could not start them all: undo */
-      failed = ending = 1;
+      job.failed = job.ending = 1;
       kill_all(SIGKILL);
       break;
     }
   }
 
-  while (nalive > 0) {
+  while (job.nalive > 0) {
     int np = 0;
     pfd[np++] = (struct pollfd){.fd = sfd, .events = POLLIN};
     for (int r = 0; r < n; r++) {
-      struct rank *k = &ranks[r];
+      struct rank *k = &job.ranks[r];
       if (k->fd < 0) continue;
       pfd[np] = (struct pollfd){.fd = k->fd, .events = POLLIN};
       if (k->out_head && !k->wr_dead) pfd[np].events |= POLLOUT;
       who[np++] = r;
     }
     int timeout = -1;
-    if (deadline) {
-      int64_t left = deadline - now_ms();
+    if (job.deadline) {
+      int64_t left = job.deadline - now_ms();
       timeout = left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
     }
     if (poll(pfd, (nfds_t)np, timeout) < 0) {
@@ -640,16 +643,16 @@ int main(int argc, char **argv) {
       emergency("poll");
     }
     for (int p = 1; p < np; p++) {
-      struct rank *k = &ranks[who[p]];
+      struct rank *k = &job.ranks[who[p]];
       if (k->fd != pfd[p].fd) continue; /* closed meanwhile */
       if (pfd[p].revents & POLLOUT) flush(k);
       if (pfd[p].revents & (POLLIN | POLLHUP | POLLERR)) read_rank(who[p]);
     }
     if (pfd[0].revents) handle_signals(sfd);
-    if (deadline && now_ms() >= deadline) {
-      deadline = 0;
+    if (job.deadline && now_ms() >= job.deadline) {
+      job.deadline = 0;
       int left = 0;
-      for (int r = 0; r < n; r++) left += ranks[r].alive;
+      for (int r = 0; r < n; r++) left += job.ranks[r].alive;
       if (left) {
         fprintf(stderr, "gexrun: killing %d rank(s) that did not end in time\n", left);
         kill_all(SIGKILL);
@@ -659,16 +662,16 @@ int main(int argc, char **argv) {
 
   /* Free everything, so that leak checkers (ASan builds) stay quiet. */
   for (int r = 0; r < n; r++) {
-    close_rank(&ranks[r]);
-    while (ranks[r].ag_head) free(ag_pop(&ranks[r]));
+    close_rank(&job.ranks[r]);
+    while (job.ranks[r].ag_head) free(ag_pop(&job.ranks[r]));
   }
-  free(ranks);
+  free(job.ranks);
   free(pfd);
   free(who);
   close(sfd);
 
-  if (got_signal) return 128 + got_signal;
-  if (have_code) return job_code;
-  if (failed) return 1;
-  return max_status;
+  if (job.got_signal) return 128 + job.got_signal;
+  if (job.have_code) return job.job_code;
+  if (job.failed) return 1;
+  return job.max_status;
 }
