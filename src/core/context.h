@@ -35,7 +35,20 @@ struct gexi_team {
   gex_Flags_t flags;
   bool is_pair;
   void *cdata;
-  _Atomic uint64_t barriers_started; /* gex_Coll_BarrierNB calls on this team */
+  _Atomic uint64_t barriers_started; /* unused (kept for layout stability) */
+  /* Collectives (coll/coll.c; all fields below are guarded by its lock).
+   * 'slot' indexes the per-process team arrays of the control regions; it
+   * is agreed by the members at creation (primordial team: 0).  A zero-
+   * initialised team (the primordial one) has slot 0 and zero bases. */
+  uint32_t slot;
+  uint64_t *bar_base;           /* by team rank: member's counter at creation (NULL: 0) */
+  struct gexi_shm_ctrl **mctrl; /* by team rank: member's control region (lazy) */
+  uint64_t arrivals;            /* my barrier arrivals on this team */
+  struct gexi_Event *q_head, *q_tail; /* collectives in initiation order */
+  struct gexi_team *active_next; /* list of teams with queued collectives */
+  bool active;
+  void *scratch_addr;           /* client scratch (NULL: none given) */
+  size_t scratch_size;
   struct gexi_TM_head head;
   gexi_Peer_t peers[]; /* by team rank */
 };

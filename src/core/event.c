@@ -2,7 +2,7 @@
  *
  * On one node every RMA and AM completes before its initiation call returns
  * and reports GEX_EVENT_INVALID; the events that exist are those of
- * operations that wait for other ranks (barriers).  An event object is
+ * operations that wait for other ranks (collectives, coll/coll.c).  An event object is
  * owned by the caller until a successful Test/Wait frees it.
  */
 #include <stdlib.h>
@@ -10,22 +10,22 @@
 #include "core/event.h"
 #include "transport/shm/shm.h"
 
-gex_Event_t gexi_event_new_barrier(uint64_t target) {
-  struct gexi_Event *e = malloc(sizeof *e);
-  if (!e) gexi_fatal("out of memory");
-  e->kind = GEXI_EV_BARRIER;
-  e->target = target;
-  return e;
-}
-
-/* Done?  Never polls AMs (the specification's Test does not poll). */
-static int event_done(gex_Event_t e) {
+/* Done?  Advances the collectives of this process; never polls AMs (the
+ * specification's Test does not poll).  *moved: whether anything advanced. */
+static int event_done_moved(gex_Event_t e, int *moved) {
   switch (e->kind) {
-    case GEXI_EV_BARRIER:
-      return gexi_shm_barrier_min_arrivals() >= e->target;
+    case GEXI_EV_COLL: {
+      int done;
+      *moved = gexi_coll_progress(e, &done);
+      return done;
+    }
     default:
       gexi_fatal("gex_Event: %p is not a valid event", (void *)e);
   }
+}
+static int event_done(gex_Event_t e) {
+  int moved;
+  return event_done_moved(e, &moved);
 }
 
 static inline void check_event(const char *fn, gex_Event_t e) {
@@ -50,8 +50,9 @@ void gex_Event_Wait(gex_Event_t event) {
   gexi_check_can_communicate("gex_Event_Wait");
   if (event == GEX_EVENT_INVALID) return;
   check_event("gex_Event_Wait", event);
-  while (!event_done(event)) {
-    if (gexi_poll(GEXI_POLL_ALL))
+  int moved;
+  while (!event_done_moved(event, &moved)) {
+    if (gexi_poll(GEXI_POLL_ALL) || moved)
       gexi_busy();
     else
       gexi_idle();

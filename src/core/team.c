@@ -55,3 +55,297 @@ gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Fla
   gex_EP_Location_t loc = {gex_TM_TranslateRankToJobrank(tm, rank), 0};
   return loc;
 }
+
+/* ---- team construction (gex_TM_Split, gex_TM_Create) and destruction ------
+ *
+ * Agreement uses the node's shared memory: every caller publishes a record
+ * (color, key, scratch size, flags, the team slots it uses, a hash of the
+ * Create arguments) in its control region at xchg[parent slot], then a
+ * barrier over the parent; each member of a new team reads the records of
+ * the parent's members, checks consistency, sorts, picks the lowest team
+ * slot free in every member, records every member's arrival counter of that
+ * slot as its base, and a second parent barrier ends the call (nobody
+ * rewrites its record or uses the new team before everyone has read).
+ */
+#include <gasnet_coll.h>
+
+#include "core/event.h"
+#include "transport/shm/shm.h"
+
+/* Team slots in use in this process (bit 0: the primordial team).  Team
+ * construction calls of one process must not overlap in time (different
+ * threads constructing teams at once could pick the same slot). */
+static _Atomic uint64_t used_slots = 1;
+
+#define GEXI_SCRATCH_RECOMMENDED ((size_t)4096)
+
+static struct gexi_team *parent_team(const char *fn, gex_TM_t parent_tm) {
+  gexi_check_can_communicate(fn);
+  if (parent_tm == GEX_TM_INVALID || gexi_tm(parent_tm)->is_pair)
+    gexi_fatal("%s: the parent is a TM-pair (or GEX_TM_INVALID), not a team", fn);
+  return gexi_tm(parent_tm);
+}
+
+static void parent_barrier(struct gexi_team *p) {
+  gex_Event_Wait(gex_Coll_BarrierNB(gexi_tm_handle(p), 0));
+}
+
+static void check_scratch(const char *fn, void *addr, size_t size) {
+#if GEX_CHECKS
+  uintptr_t b = (uintptr_t)gexi_ctx.segment.addr, a = (uintptr_t)addr;
+  if (!gexi_ctx.segment_attached || a < b || size > gexi_ctx.segment.size ||
+      a - b > gexi_ctx.segment.size - size)
+    gexi_fatal("%s: scratch [%p,+%zu) outside the bound segment [%p,+%zu)", fn, addr, size,
+               gexi_ctx.segment.addr, (size_t)gexi_ctx.segment.size);
+#else
+  (void)fn;
+  (void)addr;
+  (void)size;
+#endif
+}
+
+/* Build my team from the sorted member jobranks. */
+static struct gexi_team *build_team(struct gexi_team *p, const gex_Rank_t *jr, gex_Rank_t n,
+                                    gex_Rank_t me, uint64_t used, gex_Flags_t flags,
+                                    const char *fn) {
+  if (~used == 0)
+    gexi_fatal("%s: no free team slot (at most %d teams may exist at once in a process)", fn,
+               GEXI_SHM_TEAM_SLOTS);
+  uint32_t slot = (uint32_t)__builtin_ctzll(~used);
+  struct gexi_team *t = gexi_team_new(n, me, false);
+  t->client = p->client;
+  t->ep = p->ep;
+  t->flags = flags;
+  t->slot = slot;
+  t->bar_base = malloc((size_t)n * sizeof *t->bar_base);
+  if (!t->bar_base) gexi_fatal("out of memory");
+  for (gex_Rank_t i = 0; i < n; i++) {
+    t->peers[i] = gexi_ctx.peers[jr[i]];
+    if (gexi_ctx.local_index[jr[i]] == GEX_RANK_INVALID)
+      gexi_fatal("%s: member jobrank %u is not on this node (only on-node teams are supported)",
+                 fn, (unsigned)jr[i]);
+    t->bar_base[i] =
+        atomic_load_explicit(&gexi_shm_ctrl_of(jr[i])->team_arrivals[slot], memory_order_acquire);
+  }
+  atomic_fetch_or(&used_slots, (uint64_t)1 << slot);
+  return t;
+}
+
+struct split_member {
+  int64_t key;
+  gex_Rank_t prank, jobrank;
+};
+static int cmp_member(const void *a, const void *b) {
+  const struct split_member *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->prank < y->prank ? -1 : x->prank > y->prank;
+}
+
+size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
+                    void *scratch_addr, size_t scratch_size, gex_Flags_t flags) {
+  const char *fn = "gex_TM_Split";
+  struct gexi_team *p = parent_team(fn, parent_tm);
+  if (flags & (GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED | GEX_FLAG_TM_SCRATCH_SIZE_MIN))
+    return new_tm_p ? GEXI_SCRATCH_RECOMMENDED : 0;
+  int noscratch = (flags & GEX_FLAG_TM_NO_SCRATCH) != 0;
+  if (new_tm_p) {
+    if (color < 0) gexi_fatal("%s: color %d is negative", fn, color);
+    if (!noscratch) {
+      if (scratch_size == 0)
+        gexi_fatal("%s: scratch_size 0 without GEX_FLAG_TM_NO_SCRATCH", fn);
+      check_scratch(fn, scratch_addr, scratch_size);
+    }
+  }
+  struct gexi_shm_xchg *x = &gexi_shm_ctrl_of(gexi_ctx.rank)->xchg[p->slot];
+  x->color = new_tm_p ? color : -1;
+  x->key = key;
+  x->scratch_size = noscratch ? 0 : scratch_size;
+  x->flags = noscratch;
+  x->used_slots = atomic_load(&used_slots);
+  x->args_hash = 0;
+  parent_barrier(p);
+  struct gexi_team *t = NULL;
+  if (new_tm_p) {
+    gex_Rank_t pn = p->head.size, n = 0, me = GEX_RANK_INVALID;
+    struct split_member *m = malloc((size_t)pn * sizeof *m);
+    if (!m) gexi_fatal("out of memory");
+    uint64_t used = 0;
+    int reporter = 1;
+    (void)reporter;
+    for (gex_Rank_t r = 0; r < pn; r++) {
+      gex_Rank_t j = p->peers[r].jobrank;
+      const struct gexi_shm_xchg *y = &gexi_shm_ctrl_of(j)->xchg[p->slot];
+      if (y->color != color) continue;
+#if GEX_CHECKS
+      /* Only the new team's first member (in parent order) reports, so a
+       * mismatch gives exactly one diagnostic; the others wait in the
+       * closing barrier until the job ends. */
+      if (n == 0 && r != p->head.rank) reporter = 0;
+      if (reporter && y->flags != x->flags)
+        gexi_fatal("%s: GEX_FLAG_TM_NO_SCRATCH %s at parent rank %u but %s here (parent rank "
+                   "%u, color %d)",
+                   fn, y->flags ? "given" : "absent", (unsigned)r, x->flags ? "given" : "absent",
+                   (unsigned)p->head.rank, color);
+      if (reporter && y->scratch_size != x->scratch_size)
+        gexi_fatal("%s: scratch_size %llu at parent rank %u differs from %llu at parent rank %u "
+                   "(color %d)",
+                   fn, (unsigned long long)y->scratch_size, (unsigned)r,
+                   (unsigned long long)x->scratch_size, (unsigned)p->head.rank, color);
+#endif
+      used |= y->used_slots;
+      m[n].key = y->key;
+      m[n].prank = r;
+      m[n].jobrank = j;
+      n++;
+    }
+    qsort(m, n, sizeof *m, cmp_member);
+    gex_Rank_t *jr = malloc((size_t)n * sizeof *jr);
+    if (!jr) gexi_fatal("out of memory");
+    for (gex_Rank_t i = 0; i < n; i++) {
+      jr[i] = m[i].jobrank;
+      if (m[i].prank == p->head.rank) me = i;
+    }
+    t = build_team(p, jr, n, me, used, flags & GEX_FLAG_TM_NO_SCRATCH, fn);
+    if (!noscratch) {
+      t->scratch_addr = scratch_addr;
+      t->scratch_size = scratch_size;
+    }
+    free(jr);
+    free(m);
+  }
+  parent_barrier(p);
+  if (new_tm_p) *new_tm_p = gexi_tm_handle(t);
+  return 0;
+}
+
+size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
+                     gex_EP_Location_t *args, size_t numargs, gex_Addr_t *scratch_addrs,
+                     size_t scratch_size, gex_Flags_t flags) {
+  const char *fn = "gex_TM_Create";
+  struct gexi_team *p = parent_team(fn, parent_tm);
+  if (flags & (GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED | GEX_FLAG_TM_SCRATCH_SIZE_MIN))
+    return numargs ? GEXI_SCRATCH_RECOMMENDED : 0;
+  const gex_Flags_t modes = GEX_FLAG_TM_SYMMETRIC_SCRATCH | GEX_FLAG_TM_LOCAL_SCRATCH |
+                            GEX_FLAG_TM_GLOBAL_SCRATCH | GEX_FLAG_TM_NO_SCRATCH;
+  gex_Flags_t mode = flags & modes;
+  gex_Rank_t *jr = NULL;
+  gex_Rank_t me = GEX_RANK_INVALID;
+  uint64_t hash = 0;
+  if (numargs) {
+    if (mode == 0 || (mode & (mode - 1)))
+      gexi_fatal("%s: flags 0x%x must contain exactly one of GEX_FLAG_TM_{SYMMETRIC,LOCAL,GLOBAL,"
+                 "NO}_SCRATCH",
+                 fn, (unsigned)flags);
+    if (numargs > p->head.size)
+      gexi_fatal("%s: numargs %zu exceeds the parent team size %u", fn, numargs,
+                 (unsigned)p->head.size);
+    jr = malloc(numargs * sizeof *jr);
+    if (!jr) gexi_fatal("out of memory");
+    hash = 1469598103934665603ull ^ numargs;
+    for (size_t i = 0; i < numargs; i++) {
+      gex_Rank_t r = args[i].gex_rank;
+      if (args[i].gex_ep_index != 0)
+        gexi_fatal("%s: args[%zu] names endpoint index %u (GASNET_MAXEPS is 1)", fn, i,
+                   (unsigned)args[i].gex_ep_index);
+      if (flags & GEX_FLAG_RANK_IS_JOBRANK) {
+        if (r >= gexi_ctx.size)
+          gexi_fatal("%s: args[%zu] jobrank %u out of range (job size %u)", fn, i, (unsigned)r,
+                     (unsigned)gexi_ctx.size);
+        if (gex_TM_TranslateJobrankToRank(parent_tm, r) == GEX_RANK_INVALID)
+          gexi_fatal("%s: args[%zu] jobrank %u is not a member of the parent team", fn, i,
+                     (unsigned)r);
+        jr[i] = r;
+      } else {
+        if (r >= p->head.size)
+          gexi_fatal("%s: args[%zu] rank %u out of range (parent team size %u)", fn, i,
+                     (unsigned)r, (unsigned)p->head.size);
+        jr[i] = p->peers[r].jobrank;
+      }
+#if GEX_CHECKS
+      for (size_t k = 0; k < i; k++)
+        if (jr[k] == jr[i])
+          gexi_fatal("%s: args[%zu] and args[%zu] name the same process (jobrank %u)", fn, k, i,
+                     (unsigned)jr[i]);
+#endif
+      if (jr[i] == gexi_ctx.rank) me = (gex_Rank_t)i;
+      hash = (hash ^ jr[i]) * 1099511628211ull;
+    }
+    if (num_new_tms != (me != GEX_RANK_INVALID))
+      gexi_fatal("%s: num_new_tms %zu but this process appears %u times in args[]", fn,
+                 num_new_tms, (unsigned)(me != GEX_RANK_INVALID));
+  }
+  void *my_scratch = NULL;
+  if (me != GEX_RANK_INVALID && mode != GEX_FLAG_TM_NO_SCRATCH) {
+    if (scratch_size == 0) gexi_fatal("%s: scratch_size 0 without GEX_FLAG_TM_NO_SCRATCH", fn);
+    gex_Addr_t a = mode == GEX_FLAG_TM_GLOBAL_SCRATCH ? scratch_addrs[me] : scratch_addrs[0];
+    if (flags & GEX_FLAG_SCRATCH_SEG_OFFSET)
+      a = (char *)gexi_ctx.segment.addr + (uintptr_t)a;
+    check_scratch(fn, a, scratch_size);
+    my_scratch = a;
+  }
+  struct gexi_shm_xchg *x = &gexi_shm_ctrl_of(gexi_ctx.rank)->xchg[p->slot];
+  x->color = me != GEX_RANK_INVALID ? 0 : -1;
+  x->key = 0;
+  x->scratch_size = mode == GEX_FLAG_TM_NO_SCRATCH ? 0 : scratch_size;
+  x->flags = flags & (modes | GEX_FLAG_SCRATCH_SEG_OFFSET | GEX_FLAG_RANK_IS_JOBRANK);
+  x->used_slots = atomic_load(&used_slots);
+  x->args_hash = hash;
+  parent_barrier(p);
+  struct gexi_team *t = NULL;
+  if (me != GEX_RANK_INVALID) {
+    uint64_t used = 0;
+    for (size_t i = 0; i < numargs; i++) {
+      const struct gexi_shm_xchg *y = &gexi_shm_ctrl_of(jr[i])->xchg[p->slot];
+#if GEX_CHECKS
+      /* Only team rank 0 reports a mismatch (one diagnostic line). */
+      if (me == 0 && (y->color != 0 || y->args_hash != x->args_hash))
+        gexi_fatal("%s: numargs/args[] differ between this process (team rank %u) and team "
+                   "rank %zu (jobrank %u)",
+                   fn, (unsigned)me, i, (unsigned)jr[i]);
+      if (me == 0 && y->flags != x->flags)
+        gexi_fatal("%s: flags 0x%llx at team rank %zu differ from 0x%llx at team rank %u", fn,
+                   (unsigned long long)y->flags, i, (unsigned long long)x->flags, (unsigned)me);
+      if (me == 0 && y->scratch_size != x->scratch_size)
+        gexi_fatal("%s: scratch_size %llu at team rank %zu differs from %llu at team rank %u", fn,
+                   (unsigned long long)y->scratch_size, i, (unsigned long long)x->scratch_size,
+                   (unsigned)me);
+#endif
+      used |= y->used_slots;
+    }
+    t = build_team(p, jr, (gex_Rank_t)numargs, me, used, mode, fn);
+    if (my_scratch) {
+      t->scratch_addr = my_scratch;
+      t->scratch_size = scratch_size;
+    }
+  }
+  parent_barrier(p);
+  free(jr);
+  if (t) new_tms[0] = gexi_tm_handle(t);
+  return 0;
+}
+
+int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
+  (void)flags;
+  gexi_check_can_communicate("gex_TM_Destroy");
+  if (tm == GEX_TM_INVALID || gexi_tm(tm)->is_pair)
+    gexi_fatal("gex_TM_Destroy: a TM-pair (or GEX_TM_INVALID) is not a team");
+  struct gexi_team *t = gexi_tm(tm);
+  if (t == gexi_ctx.tm) gexi_fatal("gex_TM_Destroy: the primordial team cannot be destroyed");
+  if (!gexi_coll_idle_team(t))
+    gexi_fatal("gex_TM_Destroy: the team has collectives in flight (not quiesced)");
+  /* No barrier is needed: each of my collectives on this team completed
+   * only after every member finished reading my staging chunk, and the
+   * arrival counters are monotonic (a later team on this slot records them
+   * as its bases). */
+  atomic_fetch_and(&used_slots, ~((uint64_t)1 << t->slot));
+  int ret = 0;
+  if (scratch_p && t->scratch_addr) {
+    scratch_p->gex_addr = t->scratch_addr;
+    scratch_p->gex_len = t->scratch_size;
+    ret = 1;
+  }
+  free(t->bar_base);
+  free(t->mctrl);
+  free(t);
+  return ret;
+}

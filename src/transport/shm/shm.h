@@ -21,6 +21,10 @@
 /* Request and reply queue depths (slots); powers of two. */
 #define GEXI_SHM_REQ_SLOTS 128
 #define GEXI_SHM_REP_SLOTS 64
+/* Team slots per process (teams alive at once in one process, including the
+ * primordial team) and the collective staging chunk per slot (bytes). */
+#define GEXI_SHM_TEAM_SLOTS 64
+#define GEXI_COLL_CHUNK 32768
 
 /* What each process publishes at init. */
 struct gexi_proc_info {
@@ -34,9 +38,26 @@ struct gexi_proc_info {
 struct gexi_shm_ctrl {
   uint64_t magic;
   uint64_t req_off, rep_off;
-  /* Number of barriers this process has entered (primordial team).  Only its
-   * owner writes it (release); peers read it (acquire). */
-  alignas(64) _Atomic uint64_t barrier_arrivals;
+  /* Per team slot (agreed by a team's members at creation; the primordial
+   * team is slot 0): the number of barrier arrivals this process has made on
+   * the team that owns the slot here.  Monotonic, never reset: a team records
+   * every member's value at creation as its base.  Only the owner writes
+   * (release increment); peers read (acquire). */
+  alignas(64) _Atomic uint64_t team_arrivals[GEXI_SHM_TEAM_SLOTS];
+  /* Team creation: what this process publishes for a split/create over the
+   * parent team whose slot indexes the array (read by the parent's members
+   * between the two parent barriers of the creation). */
+  struct gexi_shm_xchg {
+    int64_t color, key;     /* Split: color (-1: no new team), key */
+    uint64_t scratch_size;  /* Split/Create: scratch length */
+    uint64_t flags;         /* creation flags */
+    uint64_t used_slots;    /* team slots in use in this process */
+    uint64_t args_hash;     /* Create: hash of numargs + args[] (0: none) */
+  } xchg[GEXI_SHM_TEAM_SLOTS];
+  /* Collective staging: one chunk per team slot.  The owner writes its
+   * contribution, then arrives at the team's barrier; members read after the
+   * barrier and arrive again when done reading. */
+  alignas(64) unsigned char coll_stage[GEXI_SHM_TEAM_SLOTS][GEXI_COLL_CHUNK];
 };
 
 struct gexi_shm_node {
@@ -91,7 +112,9 @@ static inline void gexi_shm_am_finish(gex_Rank_t local_index, struct gexi_amq_sl
 }
 int gexi_shm_poll(int what);
 
-void gexi_shm_barrier_arrive(void);
-uint64_t gexi_shm_barrier_min_arrivals(void);
+/* The control region of the node process with jobrank j. */
+static inline struct gexi_shm_ctrl *gexi_shm_ctrl_of(gex_Rank_t jobrank) {
+  return gexi_ctx.shm->ctrl[gexi_ctx.local_index[jobrank]];
+}
 
 #endif

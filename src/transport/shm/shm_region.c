@@ -48,7 +48,7 @@ void gexi_shm_create_ctrl(struct gexi_proc_info *info) {
   c->magic = GEXI_SHM_MAGIC;
   c->req_off = req_off;
   c->rep_off = rep_off;
-  atomic_init(&c->barrier_arrivals, 0);
+  for (int i = 0; i < GEXI_SHM_TEAM_SLOTS; i++) atomic_init(&c->team_arrivals[i], 0);
   gexi_amq_init((struct gexi_amq *)((char *)base + req_off), GEXI_SHM_REQ_SLOTS);
   gexi_amq_init((struct gexi_amq *)((char *)base + rep_off), GEXI_SHM_REP_SLOTS);
 
@@ -89,19 +89,4 @@ void gexi_shm_init_done(void) {
   struct gexi_shm_node *n = gexi_ctx.shm;
   if (n->ctrl_fd >= 0) close(n->ctrl_fd);
   n->ctrl_fd = -1;
-}
-
-void gexi_shm_barrier_arrive(void) {
-  struct gexi_shm_ctrl *c = gexi_ctx.shm->ctrl[gexi_ctx.shm->me];
-  atomic_fetch_add_explicit(&c->barrier_arrivals, 1, memory_order_release);
-}
-
-uint64_t gexi_shm_barrier_min_arrivals(void) {
-  struct gexi_shm_node *n = gexi_ctx.shm;
-  uint64_t m = UINT64_MAX;
-  for (gex_Rank_t i = 0; i < n->nlocal; i++) {
-    uint64_t a = atomic_load_explicit(&n->ctrl[i]->barrier_arrivals, memory_order_acquire);
-    if (a < m) m = a;
-  }
-  return m;
 }

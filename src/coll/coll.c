@@ -1,0 +1,366 @@
+/* coll/coll.c -- non-blocking collectives on any team: barrier, broadcast,
+ * reduce-to-one and reduce-to-all (see docs/collectives.md).
+ *
+ * Barrier counters.  Every process keeps, in its control region, one
+ * arrival counter per team slot (team_arrivals[slot]; the slot is agreed by
+ * the team's members at creation, the primordial team uses slot 0).  An
+ * arrival is a release increment of my own counter; the k-th arrival of a
+ * team is complete once every member's counter minus its base (its value
+ * when the team was created) is >= k (acquire loads).  Counters are
+ * monotonic, so any number of barriers may be in flight and a peer that
+ * arrives early never completes someone else's older barrier.
+ *
+ * Broadcast and reduce move data through the members' staging chunks
+ * (control region, coll_stage[slot], GEXI_COLL_CHUNK bytes), in rounds of at
+ * most one chunk: stage my contribution, arrive, wait (every contribution
+ * is visible), read and combine, arrive, wait (nobody reads my chunk any
+ * more, so the next round or collective may overwrite it).
+ *
+ * Every collective of a team is queued in initiation order (the order is
+ * the same in every member) and only the queue head advances, so the
+ * arrival counts of one team are consumed in the same order everywhere.  A
+ * process-wide lock guards all queues; any Test/Wait advances every queue
+ * of the process (never running AM handlers).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "core/event.h"
+#include "transport/shm/shm.h"
+
+static pthread_mutex_t coll_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gexi_team *active_teams; /* teams with queued collectives */
+
+static void ensure_mctrl(struct gexi_team *t) {
+  if (t->mctrl) return;
+  gex_Rank_t n = t->head.size;
+  struct gexi_shm_ctrl **m = malloc((size_t)n * sizeof *m);
+  if (!m) gexi_fatal("out of memory");
+  for (gex_Rank_t i = 0; i < n; i++) {
+    gex_Rank_t j = t->peers[i].jobrank;
+    if (gexi_ctx.local_index[j] == GEX_RANK_INVALID)
+      gexi_fatal("collectives: team member jobrank %u is not on this node (only on-node teams "
+                 "are supported)",
+                 (unsigned)j);
+    m[i] = gexi_shm_ctrl_of(j);
+  }
+  t->mctrl = m;
+}
+
+static void arrive(struct gexi_team *t) {
+  t->arrivals++;
+  atomic_fetch_add_explicit(&t->mctrl[t->head.rank]->team_arrivals[t->slot], 1,
+                            memory_order_release);
+}
+
+static int arrived_all(const struct gexi_team *t, uint64_t k) {
+  for (gex_Rank_t i = 0; i < t->head.size; i++) {
+    uint64_t a = atomic_load_explicit(&t->mctrl[i]->team_arrivals[t->slot], memory_order_acquire);
+    if (a - (t->bar_base ? t->bar_base[i] : 0) < k) return 0;
+  }
+  return 1;
+}
+
+static unsigned char *stage_of(const struct gexi_team *t, gex_Rank_t r) {
+  return t->mctrl[r]->coll_stage[t->slot];
+}
+
+/* ---- reduction operators ----------------------------------------------- */
+#define GEXI_RED_INT(T, UT)                                                        \
+  do {                                                                             \
+    const T *a = left;                                                             \
+    T *b = out;                                                                    \
+    switch (op) {                                                                  \
+      case GEX_OP_ADD: for (size_t i = 0; i < n; i++) b[i] = (T)((UT)a[i] + (UT)b[i]); break; \
+      case GEX_OP_MULT: for (size_t i = 0; i < n; i++) b[i] = (T)((UT)a[i] * (UT)b[i]); break; \
+      case GEX_OP_MIN: for (size_t i = 0; i < n; i++) b[i] = a[i] < b[i] ? a[i] : b[i]; break; \
+      case GEX_OP_MAX: for (size_t i = 0; i < n; i++) b[i] = a[i] > b[i] ? a[i] : b[i]; break; \
+      case GEX_OP_AND: for (size_t i = 0; i < n; i++) b[i] = a[i] & b[i]; break;   \
+      case GEX_OP_OR: for (size_t i = 0; i < n; i++) b[i] = a[i] | b[i]; break;    \
+      case GEX_OP_XOR: for (size_t i = 0; i < n; i++) b[i] = a[i] ^ b[i]; break;   \
+      default: break;                                                              \
+    }                                                                              \
+  } while (0)
+#define GEXI_RED_FP(T)                                                             \
+  do {                                                                             \
+    const T *a = left;                                                             \
+    T *b = out;                                                                    \
+    switch (op) {                                                                  \
+      case GEX_OP_ADD: for (size_t i = 0; i < n; i++) b[i] = a[i] + b[i]; break;   \
+      case GEX_OP_MULT: for (size_t i = 0; i < n; i++) b[i] = a[i] * b[i]; break;  \
+      case GEX_OP_MIN: for (size_t i = 0; i < n; i++) b[i] = a[i] < b[i] ? a[i] : b[i]; break; \
+      case GEX_OP_MAX: for (size_t i = 0; i < n; i++) b[i] = a[i] > b[i] ? a[i] : b[i]; break; \
+      default: break;                                                              \
+    }                                                                              \
+  } while (0)
+
+/* out[i] = left[i] op out[i] for n elements. */
+static void combine(const struct gexi_Event *e, const void *left, void *out, size_t n) {
+  gex_OP_t op = e->op;
+  if (op == GEX_OP_USER || op == GEX_OP_USER_NC) {
+    e->user_op(left, out, n, e->user_cdata);
+    return;
+  }
+  switch (e->dt) {
+    case GEX_DT_I32: GEXI_RED_INT(int32_t, uint32_t); break;
+    case GEX_DT_U32: GEXI_RED_INT(uint32_t, uint32_t); break;
+    case GEX_DT_I64: GEXI_RED_INT(int64_t, uint64_t); break;
+    case GEX_DT_U64: GEXI_RED_INT(uint64_t, uint64_t); break;
+    case GEX_DT_FLT: GEXI_RED_FP(float); break;
+    case GEX_DT_DBL: GEXI_RED_FP(double); break;
+    default: break;
+  }
+}
+
+/* ---- the state machine --------------------------------------------------- */
+static void stage(struct gexi_Event *e) {
+  struct gexi_team *t = e->t;
+  if (e->ckind == GEXI_COLL_BCAST) {
+    if (t->head.rank != e->root) return;
+    size_t off = e->round * GEXI_COLL_CHUNK;
+    size_t len = e->nbytes - off < GEXI_COLL_CHUNK ? e->nbytes - off : GEXI_COLL_CHUNK;
+    memcpy(stage_of(t, t->head.rank), (const char *)e->src + off, len);
+  } else if (e->ckind == GEXI_COLL_REDUCE) {
+    size_t first = e->round * e->per_round;
+    size_t cnt = e->dt_cnt - first < e->per_round ? e->dt_cnt - first : e->per_round;
+    memcpy(stage_of(t, t->head.rank), (const char *)e->src + first * e->dt_sz, cnt * e->dt_sz);
+  }
+}
+
+static void consume(struct gexi_Event *e) {
+  struct gexi_team *t = e->t;
+  gex_Rank_t me = t->head.rank;
+  if (e->ckind == GEXI_COLL_BCAST) {
+    size_t off = e->round * GEXI_COLL_CHUNK;
+    size_t len = e->nbytes - off < GEXI_COLL_CHUNK ? e->nbytes - off : GEXI_COLL_CHUNK;
+    char *d = (char *)e->dst + off;
+    if (me != e->root)
+      memcpy(d, stage_of(t, e->root), len);
+    else if (e->dst != e->src)
+      memcpy(d, (const char *)e->src + off, len);
+  } else if (e->ckind == GEXI_COLL_REDUCE) {
+    if (e->root != GEX_RANK_INVALID && e->root != me) return;
+    size_t first = e->round * e->per_round;
+    size_t cnt = e->dt_cnt - first < e->per_round ? e->dt_cnt - first : e->per_round;
+    char *d = (char *)e->dst + first * e->dt_sz;
+    gex_Rank_t n = t->head.size;
+    /* Right fold in rank order: x0 op (x1 op (... op x[n-1])), so a
+     * non-commutative (USER_NC) operator sees the operands in rank order. */
+    memcpy(d, stage_of(t, n - 1), cnt * e->dt_sz);
+    for (gex_Rank_t i = n - 1; i-- > 0;) combine(e, stage_of(t, i), d, cnt);
+  }
+}
+
+/* One step of e (the head of its team's queue); returns 1 if it moved. */
+static int step(struct gexi_Event *e) {
+  struct gexi_team *t = e->t;
+  switch (e->phase) {
+    case 0:
+      if (e->round == e->nrounds) {
+        e->done = 1;
+        return 1;
+      }
+      stage(e);
+      arrive(t);
+      e->target = t->arrivals;
+      e->phase = 1;
+      return 1;
+    case 1:
+      if (!arrived_all(t, e->target)) return 0;
+      if (e->ckind == GEXI_COLL_BARRIER) {
+        e->round++;
+        e->phase = 0;
+        return 1;
+      }
+      consume(e);
+      arrive(t);
+      e->target = t->arrivals;
+      e->phase = 2;
+      return 1;
+    default:
+      if (!arrived_all(t, e->target)) return 0;
+      e->round++;
+      e->phase = 0;
+      return 1;
+  }
+}
+
+static int progress_locked(void) {
+  int moved = 0;
+  struct gexi_team **pp = &active_teams;
+  while (*pp) {
+    struct gexi_team *t = *pp;
+    while (t->q_head) {
+      struct gexi_Event *e = t->q_head;
+      int m = step(e);
+      moved |= m;
+      if (e->done) {
+        t->q_head = e->next;
+        if (!t->q_head) t->q_tail = NULL;
+      } else if (!m) {
+        break;
+      }
+    }
+    if (!t->q_head) {
+      t->active = false;
+      *pp = t->active_next;
+      t->active_next = NULL;
+    } else {
+      pp = &t->active_next;
+    }
+  }
+  return moved;
+}
+
+int gexi_coll_progress(struct gexi_Event *e, int *done) {
+  pthread_mutex_lock(&coll_lock);
+  int moved = progress_locked();
+  if (done) *done = e ? e->done : 1;
+  pthread_mutex_unlock(&coll_lock);
+  return moved;
+}
+
+int gexi_coll_idle_team(struct gexi_team *t) {
+  pthread_mutex_lock(&coll_lock);
+  int idle = t->q_head == NULL;
+  pthread_mutex_unlock(&coll_lock);
+  return idle;
+}
+
+static struct gexi_Event *new_op(const char *fn, gex_TM_t tm, int ckind) {
+  gexi_check_can_communicate(fn);
+  if (tm == GEX_TM_INVALID || gexi_tm(tm)->is_pair)
+    gexi_fatal("%s: a TM-pair (or GEX_TM_INVALID) is not a team", fn);
+  struct gexi_Event *e = calloc(1, sizeof *e);
+  if (!e) gexi_fatal("out of memory");
+  e->kind = GEXI_EV_COLL;
+  e->ckind = ckind;
+  e->t = gexi_tm(tm);
+  e->root = GEX_RANK_INVALID;
+  return e;
+}
+
+static gex_Event_t start(struct gexi_Event *e) {
+  struct gexi_team *t = e->t;
+  pthread_mutex_lock(&coll_lock);
+  ensure_mctrl(t);
+  if (t->q_tail)
+    t->q_tail->next = e;
+  else
+    t->q_head = e;
+  t->q_tail = e;
+  if (!t->active) {
+    t->active = true;
+    t->active_next = active_teams;
+    active_teams = t;
+  }
+  progress_locked();
+  int done = e->done;
+  pthread_mutex_unlock(&coll_lock);
+  if (done) {
+    free(e);
+    return GEX_EVENT_INVALID;
+  }
+  return e;
+}
+
+gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
+  (void)flags;
+  struct gexi_Event *e = new_op("gex_Coll_BarrierNB", tm, GEXI_COLL_BARRIER);
+  e->nrounds = 1;
+  return start(e);
+}
+
+gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src,
+                                 size_t nbytes, gex_Flags_t flags) {
+  (void)flags;
+  struct gexi_Event *e = new_op("gex_Coll_BroadcastNB", tm, GEXI_COLL_BCAST);
+  if (root >= e->t->head.size)
+    gexi_fatal("gex_Coll_BroadcastNB: root %u out of range (team size %u)", (unsigned)root,
+               (unsigned)e->t->head.size);
+  e->root = root;
+  e->dst = dst;
+  e->src = src;
+  e->nbytes = nbytes;
+  e->nrounds = (nbytes + GEXI_COLL_CHUNK - 1) / GEXI_COLL_CHUNK;
+  return start(e);
+}
+
+static size_t builtin_size(gex_DT_t dt) {
+  switch (dt) {
+    case GEX_DT_I32: case GEX_DT_U32: case GEX_DT_FLT: return 4;
+    case GEX_DT_I64: case GEX_DT_U64: case GEX_DT_DBL: return 8;
+    default: return 0;
+  }
+}
+
+static void check_reduce(const char *fn, gex_DT_t dt, size_t dt_sz, gex_OP_t op,
+                         gex_Coll_ReduceFn_t user_op) {
+  if (op == GEX_OP_USER || op == GEX_OP_USER_NC) {
+    if (!user_op) gexi_fatal("%s: op 0x%x (user-defined) with a NULL user_op", fn, (unsigned)op);
+    if (dt != GEX_DT_USER && builtin_size(dt) == 0)
+      gexi_fatal("%s: unknown data type 0x%x", fn, (unsigned)dt);
+    if (dt_sz == 0) gexi_fatal("%s: dt_sz 0 for a user-defined operation", fn);
+  } else {
+    size_t sz = builtin_size(dt);
+    if (sz == 0)
+      gexi_fatal("%s: data type 0x%x with built-in op 0x%x (built-in ops need a built-in type)",
+                 fn, (unsigned)dt, (unsigned)op);
+    int fp = dt == GEX_DT_FLT || dt == GEX_DT_DBL;
+    int ok = op == GEX_OP_ADD || op == GEX_OP_MULT || op == GEX_OP_MIN || op == GEX_OP_MAX ||
+             (!fp && (op == GEX_OP_AND || op == GEX_OP_OR || op == GEX_OP_XOR));
+    if (!ok)
+      gexi_fatal("%s: op 0x%x is not a reduction operator for data type 0x%x", fn,
+                 (unsigned)op, (unsigned)dt);
+    if (dt_sz != sz)
+      gexi_fatal("%s: dt_sz %zu does not match data type 0x%x (size %zu)", fn, dt_sz,
+                 (unsigned)dt, sz);
+  }
+}
+
+static gex_Event_t reduce(const char *fn, gex_TM_t tm, gex_Rank_t root, void *dst,
+                          const void *src, gex_DT_t dt, size_t dt_sz, size_t dt_cnt,
+                          gex_OP_t op, gex_Coll_ReduceFn_t user_op, void *user_cdata) {
+  struct gexi_Event *e = new_op(fn, tm, GEXI_COLL_REDUCE);
+#if GEX_CHECKS
+  check_reduce(fn, dt, dt_sz, op, user_op);
+#else
+  (void)check_reduce;
+#endif
+  if (dt_sz == 0 || dt_sz > GEXI_COLL_CHUNK)
+    gexi_fatal("%s: dt_sz %zu outside the supported range [1, %u]", fn, dt_sz,
+               (unsigned)GEXI_COLL_CHUNK);
+  e->root = root;
+  e->dst = dst;
+  e->src = src;
+  e->dt = dt;
+  e->dt_sz = dt_sz;
+  e->dt_cnt = dt_cnt;
+  e->op = op;
+  e->user_op = user_op;
+  e->user_cdata = user_cdata;
+  e->per_round = GEXI_COLL_CHUNK / dt_sz;
+  e->nrounds = (dt_cnt + e->per_round - 1) / e->per_round;
+  return start(e);
+}
+
+gex_Event_t gex_Coll_ReduceToOneNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src,
+                                   gex_DT_t dt, size_t dt_sz, size_t dt_cnt, gex_OP_t op,
+                                   gex_Coll_ReduceFn_t user_op, void *user_cdata,
+                                   gex_Flags_t flags) {
+  (void)flags;
+  if (tm != GEX_TM_INVALID && !gexi_tm(tm)->is_pair && root >= GEXI_TM_SIZE(tm))
+    gexi_fatal("gex_Coll_ReduceToOneNB: root %u out of range (team size %u)", (unsigned)root,
+               (unsigned)GEXI_TM_SIZE(tm));
+  return reduce("gex_Coll_ReduceToOneNB", tm, root, dst, src, dt, dt_sz, dt_cnt, op, user_op,
+                user_cdata);
+}
+
+gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_DT_t dt,
+                                   size_t dt_sz, size_t dt_cnt, gex_OP_t op,
+                                   gex_Coll_ReduceFn_t user_op, void *user_cdata,
+                                   gex_Flags_t flags) {
+  (void)flags;
+  return reduce("gex_Coll_ReduceToAllNB", tm, GEX_RANK_INVALID, dst, src, dt, dt_sz, dt_cnt, op,
+                user_op, user_cdata);
+}
