@@ -10,36 +10,12 @@
  * job with status 0, which misuse.sh reports as a failure.
  */
 #include "test_util.h"
+#include "misuse_util.h"
 
 static const gex_AM_Index_t H_REQ = 130, H_REP = 131, H_SAVE = 132;
-static const char *mode;
 static gex_Token_t saved_token;
 static atomic_int saved, replied;
 
-static void expect(const char *fmt, ...) TEST_PRINTF(1, 2);
-static void expect(const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  printf("EXPECT %s\n", buf);
-  fflush(stdout);
-}
-
-TEST_NORETURN static void not_detected(void) {
-  printf("NOT DETECTED: misuse '%s' was accepted by libgex\n", mode);
-  fflush(stdout);
-  gasnet_exit(0);
-}
-
-/* Poll (so that handlers run) until the job is ended by the misuse; if that
- * does not happen within 20 s, the misuse went unnoticed. */
-static void wait_forever(void) {
-  double t0 = test_now();
-  while (test_now() - t0 < 20.0) gasnet_AMPoll();
-  not_detected();
-}
 
 /* Request handler: replies according to the mode. */
 static void h_req(gex_Token_t t, gex_AM_Arg_t a) {

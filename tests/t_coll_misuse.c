@@ -1,33 +1,11 @@
 /* t_coll_misuse.c -- misuse of teams and collectives; run by misuse.sh
  * (see t_atomic_misuse.c for the protocol: EXPECT lines, NOT DETECTED). */
 #include "test_util.h"
+#include "misuse_util.h"
 
 #include <gasnet_coll.h>
 
-static const char *mode;
 
-static void expect(const char *fmt, ...) TEST_PRINTF(1, 2);
-static void expect(const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  printf("EXPECT %s\n", buf);
-  fflush(stdout);
-}
-
-TEST_NORETURN static void not_detected(void) {
-  printf("NOT DETECTED: misuse '%s' was accepted by libgex\n", mode);
-  fflush(stdout);
-  gasnet_exit(0);
-}
-
-TEST_NORETURN static void wait_forever(void) {
-  double t0 = test_now();
-  while (test_now() - t0 < 20.0) gasnet_AMPoll();
-  not_detected();
-}
 
 int main(int argc, char **argv) {
   mode = argc > 1 ? argv[1] : "";

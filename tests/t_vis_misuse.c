@@ -8,34 +8,11 @@
  * which misuse.sh reports as a failure.
  */
 #include "test_util.h"
+#include "misuse_util.h"
 
 #include <gasnet_vis.h>
 
-static const char *mode;
 
-static void expect(const char *fmt, ...) TEST_PRINTF(1, 2);
-static void expect(const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  printf("EXPECT %s\n", buf);
-  fflush(stdout);
-}
-
-TEST_NORETURN static void not_detected(void) {
-  printf("NOT DETECTED: misuse '%s' was accepted by libgex\n", mode);
-  fflush(stdout);
-  gasnet_exit(0);
-}
-
-/* Poll until the job is ended by the misuse; after 20 s it went unnoticed. */
-TEST_NORETURN static void wait_forever(void) {
-  double t0 = test_now();
-  while (test_now() - t0 < 20.0) gasnet_AMPoll();
-  not_detected();
-}
 
 #define M(name) if (!strcmp(mode, name))
 
