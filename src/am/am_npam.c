@@ -12,6 +12,7 @@
 
 #include "am/am.h"
 #include "transport/shm/shm.h"
+#include "transport/transport.h"
 
 static _Thread_local struct gexi_SrcDesc sd_storage;
 
@@ -52,10 +53,14 @@ static gex_AM_SrcDesc_t prepare(const char *fn, int kind, gex_Rank_t jobrank,
   (void)least;
 #endif
   gex_Rank_t li = gexi_ctx.local_index[jobrank];
-  if (li == GEX_RANK_INVALID) gexi_fatal("%s: rank %u is not reachable", fn, (unsigned)jobrank);
-  uint64_t pos;
-  struct gexi_amq_slot *slot = gexi_shm_am_reserve(li, is_req, flags, &pos);
-  if (!slot) return GEX_AM_SRCDESC_NO_OP;
+  uint64_t pos = 0;
+  struct gexi_amq_slot *slot = NULL;
+  if (li != GEX_RANK_INVALID) {
+    slot = gexi_shm_am_reserve(li, is_req, flags, &pos);
+    if (!slot) return GEX_AM_SRCDESC_NO_OP;
+  }
+  /* Off-node: the message is built at Commit from a staging buffer (the
+   * network transport copies it before Commit returns). */
   struct gexi_SrcDesc *sd = &sd_storage;
   sd->kind = kind;
   sd->jobrank = jobrank;
@@ -64,7 +69,7 @@ static gex_AM_SrcDesc_t prepare(const char *fn, int kind, gex_Rank_t jobrank,
   if (client_buf)
     sd->addr = (void *)client_buf;
   else
-    sd->addr = is_long ? staging_buffer(sd->size) : slot->payload;
+    sd->addr = (is_long || !slot) ? staging_buffer(sd->size) : slot->payload;
   sd->dest = dest;
   sd->nargs = nargs;
   sd->flags = flags;
@@ -156,7 +161,8 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
   }
 #endif
   struct gexi_amq_slot *s = sd->transport_slot;
-  struct gexi_am_hdr *h = &s->hdr;
+  struct gexi_am_hdr net_hdr;
+  struct gexi_am_hdr *h = s ? &s->hdr : &net_hdr;
   h->category = is_long ? GEXI_AM_LONG : GEXI_AM_MEDIUM;
   h->is_req = (kind == GEXI_SD_REQ_MEDIUM || kind == GEXI_SD_REQ_LONG);
   h->nargs = (uint8_t)nargs;
@@ -165,8 +171,11 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
   h->nbytes = (uint32_t)nbytes;
   h->dest = (uint64_t)(uintptr_t)dest;
   memcpy(h->args, args, nargs * sizeof(gex_AM_Arg_t));
-  gexi_shm_am_finish(gexi_ctx.local_index[sd->jobrank], s, sd->transport_pos, h->category,
-                     sd->addr, nbytes);
+  if (s)
+    gexi_shm_am_finish(gexi_ctx.local_index[sd->jobrank], s, sd->transport_pos, h->category,
+                       sd->addr, nbytes);
+  else
+    gexi_ctx.net->am_send(sd->jobrank, h, sd->addr, 0);
   gex_Event_t *lc = sd->lc_opt;
   if (lc && lc != GEX_EVENT_NOW && lc != GEX_EVENT_GROUP) *lc = GEX_EVENT_INVALID;
   gexi_tls.open_sd = NULL;
@@ -180,8 +189,11 @@ static int cancel(const char *fn, gex_AM_SrcDesc_t sdh, int kind, gex_Flags_t fl
   (void)flags;
   struct gexi_SrcDesc *sd = owned_sd(fn, sdh, kind);
   struct gexi_amq_slot *s = sd->transport_slot;
-  s->hdr.category = GEXI_AM_NOP;
-  gexi_shm_am_finish(gexi_ctx.local_index[sd->jobrank], s, sd->transport_pos, GEXI_AM_NOP, NULL, 0);
+  if (s) {
+    s->hdr.category = GEXI_AM_NOP;
+    gexi_shm_am_finish(gexi_ctx.local_index[sd->jobrank], s, sd->transport_pos, GEXI_AM_NOP,
+                       NULL, 0);
+  }
   if (sd->token) sd->token->replied = 0;
   gexi_tls.open_sd = NULL;
   return 0;

@@ -13,9 +13,16 @@
 
 #include "core/context.h"
 #include "transport/shm/shm.h"
+#if GEXI_HAVE_OFI
+#include "transport/ofi/ofi.h"
+#endif
 
+/* Which processes share memory: same host name, same boot, same network
+ * namespace.  Processes in different network namespaces of one machine
+ * (containers, or the test suite's two-"host" setup) are treated as
+ * different hosts and talk over the network. */
 static void host_identity(char *out, size_t len) {
-  char host[64] = "localhost", boot[40] = "";
+  char host[64] = "localhost", boot[40] = "", netns[40] = "";
   gethostname(host, sizeof host - 1);
   FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
   if (f) {
@@ -23,7 +30,33 @@ static void host_identity(char *out, size_t len) {
     fclose(f);
     boot[strcspn(boot, "\n")] = 0;
   }
-  snprintf(out, len, "%s/%s", host, boot);
+  ssize_t n = readlink("/proc/self/ns/net", netns, sizeof netns - 1);
+  netns[n > 0 ? n : 0] = 0;
+  snprintf(out, len, "%s/%s/%s", host, boot, netns);
+}
+
+/* GEX_SUPERNODE_MAXSIZE=N: split each host's ranks, in jobrank order, into
+ * groups of at most N that share memory; other groups of the same host are
+ * reached over the network.  N=1 sends every peer through the network.
+ * Returns whether every rank runs on this host (before the split). */
+static int split_hosts(struct gexi_proc_info *all, gex_Rank_t n) {
+  int one_host = 1;
+  for (gex_Rank_t j = 1; j < n; j++)
+    if (strcmp(all[j].host, all[0].host) != 0) one_host = 0;
+  const char *env = getenv("GEX_SUPERNODE_MAXSIZE");
+  long max = env && *env ? strtol(env, NULL, 10) : 0;
+  if (max <= 0) return one_host;
+  gex_Rank_t *ordinal = calloc(n, sizeof *ordinal);
+  if (!ordinal) gexi_fatal("out of memory");
+  for (gex_Rank_t j = 0; j < n; j++)
+    for (gex_Rank_t k = 0; k < j; k++)
+      if (strcmp(all[k].host, all[j].host) == 0) ordinal[j]++;
+  for (gex_Rank_t j = 0; j < n; j++) {
+    size_t l = strlen(all[j].host);
+    snprintf(all[j].host + l, sizeof all[j].host - l, "#%u", (unsigned)(ordinal[j] / max));
+  }
+  free(ordinal);
+  return one_host;
 }
 
 /* Group ranks by host identity: neighbourhood = same host. */
@@ -90,6 +123,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   struct gexi_proc_info *all = calloc(b->size, sizeof *all);
   if (!all) gexi_fatal("out of memory");
   b->allgather(b, &mine, all, sizeof mine);
+  int one_host = split_hosts(all, b->size);
   build_nbrhd(all);
 
   struct gexi_EP *ep = &gexi_ctx.ep;
@@ -102,9 +136,15 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
     gexi_ctx.peers[j].local = gexi_ctx.local_index[j] != GEX_RANK_INVALID;
   }
   memcpy(ep->pair_tm->peers, tm->peers, b->size * sizeof(gexi_Peer_t));
-  if (gexi_ctx.nbrhd_size != b->size && !gexi_ctx.net)
-    gexi_fatal("gex_Client_Init: ranks on other hosts need a network transport, which this "
-               "build does not have");
+  if (gexi_ctx.nbrhd_size != b->size) {
+#if GEXI_HAVE_OFI
+    gexi_ofi_start(one_host);
+#else
+    (void)one_host;
+    gexi_fatal("gex_Client_Init: ranks on other hosts need the network transport, and this "
+               "libgex was built without libfabric");
+#endif
+  }
 
   gexi_shm_map_node(all);
   gexi_bootstrap_barrier(b); /* every peer has mapped our region */

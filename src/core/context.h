@@ -18,6 +18,7 @@
 
 struct gexi_shm_node; /* transport/shm: this node's mapped regions */
 struct gexi_net_ops;  /* transport: off-node network operations */
+struct gexi_ofi;      /* transport/ofi: the libfabric transport's state */
 
 struct gexi_Segment {
   gex_Client_t client;
@@ -104,7 +105,8 @@ struct gexi_context {
   int exit_code;
 
   struct gexi_shm_node *shm;
-  const struct gexi_net_ops *net; /* NULL until an off-node transport exists */
+  const struct gexi_net_ops *net; /* NULL: every rank is on this node */
+  struct gexi_ofi *ofi;           /* state of the libfabric transport, if started */
 };
 
 extern struct gexi_context gexi_ctx;

@@ -9,6 +9,7 @@
 
 #include "core/event.h"
 #include "transport/shm/shm.h"
+#include "transport/transport.h"
 
 /* Done?  Advances the collectives of this process; never polls AMs (the
  * specification's Test does not poll).  *moved: whether anything advanced. */
@@ -19,6 +20,8 @@ static int event_done_moved(gex_Event_t e, int *moved) {
       *moved = gexi_coll_progress(e, &done);
       return done;
     }
+    case GEXI_EV_NET:
+      return gexi_ctx.net->event_done(e, moved);
     default:
       gexi_fatal("gex_Event: %p is not a valid event", (void *)e);
   }

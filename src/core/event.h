@@ -1,6 +1,8 @@
 /* core/event.h -- the object behind a gex_Event_t.
  *
- * Every event of this build is a collective on a team (coll/coll.c): a
+ * Events are either network operations in flight (transport/ofi, kind
+ * GEXI_EV_NET, completed by the transport's poll) or collectives on a team
+ * (coll/coll.c): a
  * state machine of rounds, each a staging step and two team barriers.  It
  * advances when any event of the process is tested or waited on (and at
  * initiation); advancing never runs AM handlers.
@@ -12,6 +14,8 @@
 #include <gasnet_coll.h>
 
 enum { GEXI_EV_COLL = 1 };
+/* Network operations (transport/ofi) are events too; their kind value: */
+#define GEXI_EV_NET 0x4e4554
 enum { GEXI_COLL_BARRIER = 1, GEXI_COLL_BCAST, GEXI_COLL_REDUCE };
 
 struct gexi_Event {

@@ -12,10 +12,12 @@
 
 #include "core/context.h"
 #include "transport/shm/shm.h"
+#include "transport/transport.h"
 
 struct seg_info {
   uint64_t base, size;
   int32_t pid, fd;
+  uint64_t net_key; /* remote key for the network transport (if any) */
 };
 
 /* GASNET_MAX_SEGSIZE: bytes with an optional K/M/G suffix. */
@@ -64,7 +66,8 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
   }
   void *base;
   int fd = gexi_shm_create("gex-segment", size, &base);
-  struct seg_info mine = {(uint64_t)(uintptr_t)base, size, (int32_t)getpid(), fd};
+  struct seg_info mine = {(uint64_t)(uintptr_t)base, size, (int32_t)getpid(), fd, 0};
+  if (gexi_ctx.net) gexi_ctx.net->seg_register(base, size, &mine.net_key);
   struct seg_info *all = calloc(gexi_ctx.size, sizeof *all);
   if (!all) gexi_fatal("out of memory");
   gexi_ctx.boot->allgather(gexi_ctx.boot, &mine, all, sizeof mine);
@@ -78,6 +81,7 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     }
     p->seg_base = (uintptr_t)all[j].base;
     p->seg_size = (uintptr_t)all[j].size;
+    if (!p->local) gexi_ctx.net->seg_peer(j, all[j].net_key);
     gexi_ctx.ep.pair_tm->peers[j] = *p;
   }
   gexi_bootstrap_barrier(gexi_ctx.boot); /* every peer mapped our segment */

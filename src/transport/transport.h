@@ -22,8 +22,15 @@ struct gexi_net_ops {
                      gex_Event_t *lc_opt, gex_Flags_t flags, int mode);
   gex_Event_t (*get)(gex_Rank_t jobrank, void *dest, void *src, size_t nbytes,
                      gex_Flags_t flags, int mode);
-  /* NBI completion of this thread's implicit operations (GEX_EC_* mask). */
+  /* Non-zero while implicit operations (GEX_EC_* mask) are in flight. */
   int (*nbi_test)(gex_EC_t mask);
+  /* Is the transport's event (kind GEXI_EV_NET) complete?  *moved: whether
+   * testing it made progress. */
+  int (*event_done)(gex_Event_t e, int *moved);
+  /* Segment attach: register this process's segment (returns the key to
+   * publish), then learn each off-node peer's key. */
+  void (*seg_register)(void *base, uintptr_t size, uint64_t *key);
+  void (*seg_peer)(gex_Rank_t jobrank, uint64_t key);
 };
 
 #endif

@@ -28,7 +28,7 @@
 
 /* What each process publishes at init. */
 struct gexi_proc_info {
-  char host[112]; /* host name + boot id: equal strings = same node */
+  char host[176]; /* host name/boot id/net namespace[#group]: equal = same node */
   int32_t pid;
   int32_t ctrl_fd;
   uint64_t ctrl_bytes;

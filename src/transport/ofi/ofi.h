@@ -1,0 +1,206 @@
+/* transport/ofi/ofi.h -- the off-node transport over libfabric (OFI).
+ *
+ * One reliable-datagram endpoint (FI_EP_RDM) per process, an address vector
+ * in FI_AV_TABLE mode filled with every rank's address in jobrank order (so
+ * a jobrank is its own fi_addr_t and libgex keeps no per-peer connection
+ * state), one completion queue and two completion counters:
+ *
+ *   - RMA: fi_writemsg/fi_readmsg into the peer's registered segment.  NBI
+ *     operations ask for no CQ entry (FI_SELECTIVE_COMPLETION) and are
+ *     tracked by the write/read counters against the number issued; NB and
+ *     blocking ones carry an operation context (struct ofi_op) and complete
+ *     through the CQ.  Every write asks for FI_DELIVERY_COMPLETE when the
+ *     provider offers it, so a completed put is visible at the target.
+ *   - Active Messages: FI_MSG sends of a small wire header (struct
+ *     ofi_wire) plus payload, received into FI_MULTI_RECV buffers that are
+ *     re-posted as soon as every message in them has been handled.  Byte
+ *     credits per peer and direction (requests, replies) bound what a peer
+ *     may have in flight to us, so the receive buffers can never overflow
+ *     and no provider ever has to drop or buffer an unexpected message.
+ *
+ * All state lives in one struct gexi_ofi, owned by gexi_ctx.ofi.
+ */
+#ifndef GEXI_OFI_H
+#define GEXI_OFI_H
+
+#include <pthread.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "am/am.h"
+#include "core/context.h"
+
+/* What an operation context is for (struct ofi_op.kind). */
+enum {
+  OFI_OP_WAIT = 1,  /* someone spins on 'done' (blocking op, stack context) */
+  OFI_OP_EVENT,     /* NB operation: the op is the gex_Event_t (heap) */
+  OFI_OP_FREE,      /* nobody waits: release bounce/tmp_mr and free the op */
+};
+
+#include "core/event.h" /* GEXI_EV_NET */
+
+/* An operation in flight.  'fctx' is the context libfabric sees (providers
+ * that ask for FI_CONTEXT/FI_CONTEXT2 use it as scratch space while the
+ * operation is in flight); the op is recovered from it by container_of.
+ * For OFI_OP_EVENT the op is also the event object handed to the client,
+ * whose first member must be the event kind (core/event.c dispatches on it). */
+struct ofi_op {
+  int ev_kind;               /* GEXI_EV_NET */
+  int kind;                  /* OFI_OP_* */
+  _Atomic int done;          /* set (release) by the poller on completion */
+  struct ofi_op *lc;         /* NB put: local-completion event, or NULL */
+  struct fid_mr *tmp_mr;     /* on-the-fly registration to close, or NULL */
+  void *bounce;              /* pool buffer to return on completion, or NULL */
+  void *copy_to;             /* Get through a bounce buffer: copy here ... */
+  size_t copy_len;           /* ... this many bytes on completion */
+  struct fi_context2 fctx;
+};
+
+/* Per-peer state (by jobrank; only off-node peers are used). */
+struct ofi_peer {
+  uint64_t key;                    /* remote key of the peer's segment */
+  uint64_t addr_base;              /* subtract from a virtual address (0: FI_MR_VIRT_ADDR) */
+  _Atomic int64_t credit[2];       /* [req, rep]: bytes we may still send to the peer */
+  _Atomic uint32_t owed[2];        /* [req, rep]: bytes of the peer's messages we handled */
+};
+
+/* One multi-receive buffer.  'refs' counts the messages of this buffer being
+ * handled plus one while the provider still owns it; who drops it to zero
+ * re-posts the buffer (so a handler's payload stays valid until it returns,
+ * even if a nested poll sees the buffer's release). */
+struct ofi_rxbuf {
+  void *mem;
+  size_t len;
+  struct fid_mr *mr;
+  _Atomic int refs;
+  struct fi_context2 fctx;
+};
+
+/* A Request received while polling for replies only (a Reply being sent
+ * from inside a handler may poll, and must not run Request handlers then):
+ * kept, with its buffer reference, until a full poll. */
+struct ofi_deferred {
+  const void *msg;
+  size_t len;
+  struct ofi_rxbuf *rx;
+};
+
+struct gexi_ofi {
+  struct fi_info *info;
+  struct fid_fabric *fabric;
+  struct fid_domain *domain;
+  struct fid_ep *ep;
+  struct fid_av *av;
+  struct fid_cq *cq;
+  struct fid_cntr *wcntr, *rcntr;
+  const char *prov_name;
+  uint64_t mr_mode;
+  size_t inject_size;
+  uint64_t write_flags;       /* FI_DELIVERY_COMPLETE when offered */
+  int order_saw;              /* a send after a write is delivered after it */
+  int flush_with_read;        /* no DELIVERY_COMPLETE: a read after writes flushes them */
+
+  /* NBI accounting: operations posted (counters count completions). */
+  _Atomic uint64_t writes_posted, reads_posted;
+
+  /* Segment registration. */
+  _Atomic uint64_t next_key; /* keys of temporary registrations (from 2) */
+  struct fid_mr *seg_mr;
+  void *seg_desc;
+  uintptr_t seg_base, seg_size;
+
+  struct ofi_peer *peers; /* by jobrank */
+
+  /* AM receive side. */
+  struct ofi_rxbuf *rx;
+  int nrx;
+  size_t wire_max;        /* largest AM on the wire (header + Medium payload) */
+  int64_t credit_bytes;   /* per peer and channel */
+  uint32_t credit_return; /* send an explicit credit message at this debt */
+  pthread_mutex_t defer_lock;
+  struct ofi_deferred *deferred;
+  size_t ndeferred, deferred_cap;
+  _Atomic int credit_scan; /* some peer is owed an explicit credit return */
+
+  /* AM send side: bounce buffers of wire_max bytes (registered when the
+   * provider needs FI_MR_LOCAL). */
+  pthread_mutex_t pool_lock;
+  void **pool;
+  int npool;
+  void *pool_mem;
+  struct fid_mr *pool_mr;
+  void *pool_desc;
+};
+
+/* The wire header of an Active Message.  It carries credits back to the
+ * receiver (bytes of its requests/replies we have handled) and the AM
+ * header truncated after its last argument; the payload follows at an
+ * 8-byte aligned offset.  Every message length is a multiple of 8, so
+ * messages packed into a multi-receive buffer stay 8-byte aligned. */
+enum { OFI_WIRE_AM = 1, OFI_WIRE_CREDIT = 2, OFI_WIRE_LONG_PACKED = 3 };
+struct ofi_wire {
+  uint32_t credit[2];
+  uint8_t type;
+  uint8_t pad[7];
+  struct gexi_am_hdr h;
+};
+#define OFI_WIRE_HDR_LEN(nargs) \
+  ((offsetof(struct ofi_wire, h.args) + (size_t)(nargs) * sizeof(gex_AM_Arg_t) + 7) & ~(size_t)7)
+#define OFI_ROUND8(n) (((n) + 7) & ~(size_t)7)
+
+/* Long payloads up to this size travel inside the message and are copied
+ * into place by the receiver (one message instead of a write and a send). */
+#define OFI_LONG_PACK_MAX GEXI_AM_MAX_MEDIUM
+
+/* ---- ofi_init.c ---- */
+/* Start the transport if some rank is on another node; sets gexi_ctx.net.
+ * 'one_host': every rank shares this host's network stack (forced network
+ * on one host), so the loopback interface is preferred. */
+void gexi_ofi_start(int one_host);
+const char *gexi_ofi_strerror(ssize_t rc);
+GEXI_NORETURN void gexi_ofi_fail(const char *what, ssize_t rc);
+
+/* ---- ofi_mr.c ---- */
+void gexi_ofi_seg_register(void *base, uintptr_t size, uint64_t *key);
+void gexi_ofi_seg_peer(gex_Rank_t jobrank, uint64_t key);
+/* Descriptor for a local buffer: the segment's, or (FI_MR_LOCAL providers
+ * only) a temporary registration returned in *tmp to be closed later. */
+void *gexi_ofi_local_desc(const void *buf, size_t len, uint64_t access, struct fid_mr **tmp);
+static inline uint64_t gexi_ofi_raddr(gex_Rank_t jobrank, const void *addr) {
+  return (uint64_t)(uintptr_t)addr - gexi_ctx.ofi->peers[jobrank].addr_base;
+}
+
+/* ---- ofi_rma.c ---- */
+gex_Event_t gexi_ofi_put(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
+                         gex_Event_t *lc_opt, gex_Flags_t flags, int mode);
+gex_Event_t gexi_ofi_get(gex_Rank_t jobrank, void *dest, void *src, size_t nbytes,
+                         gex_Flags_t flags, int mode);
+int gexi_ofi_nbi_test(gex_EC_t mask);
+/* Write nbytes to the peer and wait until it is delivered there. */
+void gexi_ofi_write_sync(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
+                         int what);
+/* Wait, polling 'what', until op->done. */
+void gexi_ofi_wait_op(struct ofi_op *op, int what);
+int gexi_ofi_event_done_ev(gex_Event_t e, int *moved);
+
+/* ---- ofi_am.c ---- */
+int gexi_ofi_am_send(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,
+                     gex_Flags_t flags);
+int gexi_ofi_poll(int what);
+void gexi_ofi_am_setup(void);
+
+/* Retry a posting call while the provider says -FI_EAGAIN, progressing the
+ * endpoint (polling 'what') in between. */
+#define OFI_RETRY(call, what, desc)                       \
+  do {                                                    \
+    ssize_t rc_;                                          \
+    while ((rc_ = (call)) == -FI_EAGAIN) gexi_ofi_progress_stalled(what); \
+    if (rc_) gexi_ofi_fail(desc, rc_);                    \
+  } while (0)
+void gexi_ofi_progress_stalled(int what);
+
+#endif

@@ -1,0 +1,374 @@
+/* transport/ofi/ofi_am.c -- Active Messages over FI_MSG, and the poll loop.
+ *
+ * Flow control.  Each ordered pair of processes has two byte-credit
+ * channels, one for Requests and one for Replies.  A sender spends the
+ * wire length of every message from its credit for the target and channel
+ * and stalls (polling) when it has too little; the target owes the sender
+ * those bytes back once it starts handling the message, and pays them back
+ * on any message it sends to that peer (struct ofi_wire.credit) or, when
+ * the debt reaches half a channel, in an explicit credit message, which
+ * costs no credit.  So each peer can have at most 2 * credit_bytes of
+ * unhandled messages in our receive buffers, and the buffers are sized for
+ * all peers at once: nothing is ever dropped or left to the provider's
+ * unexpected-message handling.
+ *
+ * Deadlock freedom is the on-node argument (transport/shm/shm_am.c): a
+ * Request sender waiting for credit polls everything; a Reply sender (inside
+ * a Request handler) polls replies only, and Requests it reads meanwhile are
+ * deferred, so a chain of waiting repliers ends at a process that handles
+ * replies and returns their credit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/ofi/ofi.h"
+
+#define OFI_RX_BUF_MIN ((size_t)1 << 20)
+#define OFI_POOL_BUFS 64
+#define OFI_CQ_BATCH 16
+
+static inline struct gexi_ofi *O(void) { return gexi_ctx.ofi; }
+
+/* ---- bounce-buffer pool --------------------------------------------------- */
+void *gexi_ofi_pool_get(int what) {
+  struct gexi_ofi *o = O();
+  for (;;) {
+    pthread_mutex_lock(&o->pool_lock);
+    void *b = o->npool ? o->pool[--o->npool] : NULL;
+    pthread_mutex_unlock(&o->pool_lock);
+    if (b || what < 0) return b;
+    if (gexi_ofi_poll(what))
+      gexi_busy();
+    else
+      gexi_idle();
+  }
+}
+
+void gexi_ofi_pool_put(void *buf) {
+  struct gexi_ofi *o = O();
+  pthread_mutex_lock(&o->pool_lock);
+  o->pool[o->npool++] = buf;
+  pthread_mutex_unlock(&o->pool_lock);
+}
+
+static void *pool_desc(void) { return O()->pool_desc; }
+
+/* ---- receive buffers ------------------------------------------------------ */
+static void rx_post(struct ofi_rxbuf *rx) {
+  struct gexi_ofi *o = O();
+  atomic_store_explicit(&rx->refs, 1, memory_order_relaxed);
+  void *desc = rx->mr ? fi_mr_desc(rx->mr) : NULL;
+  struct iovec iov = {rx->mem, rx->len};
+  struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
+                       .addr = FI_ADDR_UNSPEC, .context = &rx->fctx};
+  ssize_t rc;
+  while ((rc = fi_recvmsg(o->ep, &msg, FI_MULTI_RECV | FI_COMPLETION)) == -FI_EAGAIN)
+    fi_cq_read(o->cq, NULL, 0); /* progress only; no entries are taken */
+  if (rc) gexi_ofi_fail("fi_recvmsg", rc);
+}
+
+static inline void rx_unref(struct ofi_rxbuf *rx) {
+  if (atomic_fetch_sub_explicit(&rx->refs, 1, memory_order_acq_rel) == 1) rx_post(rx);
+}
+
+void gexi_ofi_am_setup(void) {
+  struct gexi_ofi *o = O();
+  gex_Rank_t noff = gexi_ctx.size - gexi_ctx.nbrhd_size;
+  if (noff == 0) noff = 1;
+  const char *env = getenv("GEX_OFI_AM_CREDIT");
+  int64_t credit = env && *env ? strtoll(env, NULL, 0) : (int64_t)(((size_t)32 << 20) / noff);
+  if (credit > (int64_t)256 << 10) credit = (int64_t)256 << 10;
+  if (credit < (int64_t)(2 * o->wire_max)) credit = (int64_t)(2 * o->wire_max);
+  o->credit_bytes = credit;
+  o->credit_return = (uint32_t)(credit / 2);
+  for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
+    atomic_init(&o->peers[j].credit[0], credit);
+    atomic_init(&o->peers[j].credit[1], credit);
+  }
+  /* Room for every peer's full credit on both channels plus its credit
+   * messages; a buffer is released with up to wire_max bytes unused. */
+  size_t need = (size_t)noff * (2 * (size_t)credit + 4 * OFI_WIRE_HDR_LEN(0));
+  size_t bufsz = OFI_RX_BUF_MIN > 8 * o->wire_max ? OFI_RX_BUF_MIN : 8 * o->wire_max;
+  o->nrx = (int)((need + bufsz - o->wire_max - 1) / (bufsz - o->wire_max)) + 2;
+  o->rx = calloc((size_t)o->nrx, sizeof *o->rx);
+  if (!o->rx) gexi_fatal("out of memory");
+  for (int i = 0; i < o->nrx; i++) {
+    struct ofi_rxbuf *rx = &o->rx[i];
+    if (posix_memalign(&rx->mem, 4096, bufsz)) gexi_fatal("out of memory (AM receive buffers)");
+    rx->len = bufsz;
+    if (o->mr_mode & FI_MR_LOCAL) {
+      ssize_t rc = fi_mr_reg(o->domain, rx->mem, bufsz, FI_RECV, 0,
+                             atomic_fetch_add(&o->next_key, 1), 0, &rx->mr, NULL);
+      if (rc) gexi_ofi_fail("fi_mr_reg", rc);
+      if (o->mr_mode & FI_MR_ENDPOINT) {
+        if ((rc = fi_mr_bind(rx->mr, &o->ep->fid, 0))) gexi_ofi_fail("fi_mr_bind", rc);
+        if ((rc = fi_mr_enable(rx->mr))) gexi_ofi_fail("fi_mr_enable", rc);
+      }
+    }
+    rx_post(rx);
+  }
+  /* Send bounce buffers. */
+  pthread_mutex_init(&o->pool_lock, NULL);
+  pthread_mutex_init(&o->defer_lock, NULL);
+  o->pool = calloc(OFI_POOL_BUFS, sizeof *o->pool);
+  if (!o->pool || posix_memalign(&o->pool_mem, 4096, OFI_POOL_BUFS * o->wire_max))
+    gexi_fatal("out of memory (AM send buffers)");
+  if (o->mr_mode & FI_MR_LOCAL) {
+    ssize_t rc = fi_mr_reg(o->domain, o->pool_mem, OFI_POOL_BUFS * o->wire_max,
+                           FI_SEND | FI_WRITE | FI_READ, 0, atomic_fetch_add(&o->next_key, 1), 0,
+                           &o->pool_mr, NULL);
+    if (rc) gexi_ofi_fail("fi_mr_reg", rc);
+    if (o->mr_mode & FI_MR_ENDPOINT) {
+      if ((rc = fi_mr_bind(o->pool_mr, &o->ep->fid, 0))) gexi_ofi_fail("fi_mr_bind", rc);
+      if ((rc = fi_mr_enable(o->pool_mr))) gexi_ofi_fail("fi_mr_enable", rc);
+    }
+    o->pool_desc = fi_mr_desc(o->pool_mr);
+  }
+  for (int i = 0; i < OFI_POOL_BUFS; i++) o->pool[i] = (char *)o->pool_mem + (size_t)i * o->wire_max;
+  o->npool = OFI_POOL_BUFS;
+}
+
+/* ---- sending -------------------------------------------------------------- */
+/* Hand a built message to the provider.  'bounce': buf is a pool buffer to
+ * return at completion (otherwise buf is on the caller's stack and small
+ * enough to inject). */
+static void send_wire(gex_Rank_t j, void *buf, size_t len, int bounce, int what) {
+  struct gexi_ofi *o = O();
+  if (!bounce) {
+    OFI_RETRY(fi_inject(o->ep, buf, len, j), what, "fi_inject");
+    return;
+  }
+  struct ofi_op *op = calloc(1, sizeof *op);
+  if (!op) gexi_fatal("out of memory");
+  op->ev_kind = GEXI_EV_NET;
+  op->kind = OFI_OP_FREE;
+  op->bounce = buf;
+  void *desc = pool_desc();
+  struct iovec iov = {buf, len};
+  struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
+                       .context = &op->fctx};
+  OFI_RETRY(fi_sendmsg(o->ep, &msg, FI_COMPLETION), what, "fi_sendmsg");
+}
+
+/* Largest message built on the stack and injected. */
+#define OFI_STACK_WIRE 256
+
+static inline void take_owed(struct ofi_peer *p, struct ofi_wire *w) {
+  w->credit[0] = atomic_exchange_explicit(&p->owed[0], 0, memory_order_relaxed);
+  w->credit[1] = atomic_exchange_explicit(&p->owed[1], 0, memory_order_relaxed);
+}
+
+static void send_credit(gex_Rank_t j, int what) {
+  struct gexi_ofi *o = O();
+  struct ofi_peer *p = &o->peers[j];
+  uint64_t stack[OFI_STACK_WIRE / 8];
+  size_t len = OFI_WIRE_HDR_LEN(0);
+  int bounce = len > o->inject_size;
+  struct ofi_wire *w = bounce ? gexi_ofi_pool_get(what) : (struct ofi_wire *)(void *)stack;
+  memset(w, 0, len);
+  take_owed(p, w);
+  w->type = OFI_WIRE_CREDIT;
+  w->h.src = gexi_ctx.rank;
+  send_wire(j, w, len, bounce, what);
+}
+
+/* Pay back debts that reached the threshold (explicit credit messages). */
+static void return_credit(int what) {
+  struct gexi_ofi *o = O();
+  if (!atomic_exchange_explicit(&o->credit_scan, 0, memory_order_acq_rel)) return;
+  for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
+    struct ofi_peer *p = &o->peers[j];
+    if (atomic_load_explicit(&p->owed[0], memory_order_relaxed) >= o->credit_return ||
+        atomic_load_explicit(&p->owed[1], memory_order_relaxed) >= o->credit_return)
+      send_credit(j, what);
+  }
+}
+
+/* Spend 'len' bytes of credit to peer j on channel ch; 0 on success, 1 when
+ * refused (IMMEDIATE). */
+static int spend_credit(struct ofi_peer *p, int ch, int64_t len, gex_Flags_t flags, int what) {
+  for (;;) {
+    int64_t c = atomic_fetch_sub_explicit(&p->credit[ch], len, memory_order_acq_rel);
+    if (GEXI_LIKELY(c >= len)) return 0;
+    atomic_fetch_add_explicit(&p->credit[ch], len, memory_order_acq_rel);
+    if (flags & GEX_FLAG_IMMEDIATE) return 1;
+    if (gexi_ofi_poll(what))
+      gexi_busy();
+    else
+      gexi_idle();
+  }
+}
+
+int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payload,
+                     gex_Flags_t flags) {
+  struct gexi_ofi *o = O();
+  struct ofi_peer *p = &o->peers[j];
+  int ch = h->is_req ? 0 : 1;
+  int what = h->is_req ? GEXI_POLL_ALL : GEXI_POLL_REPLIES;
+  int is_long = h->category == GEXI_AM_LONG;
+  int packed = is_long && h->nbytes <= OFI_LONG_PACK_MAX;
+  size_t body = (h->category == GEXI_AM_MEDIUM || packed) ? h->nbytes : 0;
+  size_t hl = OFI_WIRE_HDR_LEN(h->nargs);
+  size_t len = OFI_ROUND8(hl + body);
+
+  if (spend_credit(p, ch, (int64_t)len, flags, what)) return 1;
+  uint64_t stack[OFI_STACK_WIRE / 8];
+  int bounce = len > o->inject_size || len > OFI_STACK_WIRE;
+  struct ofi_wire *w = bounce ? gexi_ofi_pool_get((flags & GEX_FLAG_IMMEDIATE) ? -1 : what)
+                              : (struct ofi_wire *)(void *)stack;
+  if (!w) {
+    atomic_fetch_add_explicit(&p->credit[ch], (int64_t)len, memory_order_acq_rel);
+    return 1;
+  }
+  /* A Long payload too big to pack is written first; the header must not
+   * overtake it (send-after-write order, or wait for delivery). */
+  struct ofi_op wop = {.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
+  int wrote = 0;
+  if (is_long && !packed && h->nbytes) {
+    if (o->order_saw) {
+      struct fid_mr *tmp = NULL;
+      void *desc = gexi_ofi_local_desc(payload, h->nbytes, FI_WRITE, &tmp);
+      wop.tmp_mr = tmp;
+      struct iovec iov = {(void *)payload, h->nbytes};
+      struct fi_rma_iov riov = {gexi_ofi_raddr(j, (void *)(uintptr_t)h->dest), h->nbytes, p->key};
+      struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
+                               .rma_iov = &riov, .rma_iov_count = 1, .context = &wop.fctx};
+      atomic_fetch_add_explicit(&o->writes_posted, 1, memory_order_relaxed);
+      OFI_RETRY(fi_writemsg(o->ep, &msg, FI_COMPLETION | o->write_flags), what, "fi_writemsg");
+      wrote = 1;
+    } else {
+      gexi_ofi_write_sync(j, (void *)(uintptr_t)h->dest, payload, h->nbytes, what);
+    }
+  }
+  memset(w, 0, offsetof(struct ofi_wire, h));
+  take_owed(p, w);
+  w->type = packed ? OFI_WIRE_LONG_PACKED : OFI_WIRE_AM;
+  memcpy(&w->h, h, hl - offsetof(struct ofi_wire, h));
+  if (body) memcpy((char *)w + hl, payload, body);
+  send_wire(j, w, len, bounce, what);
+  if (wrote) gexi_ofi_wait_op(&wop, what); /* the payload is reusable on return */
+  return 0;
+}
+
+/* ---- receiving ------------------------------------------------------------ */
+/* An aligned copy for a Medium payload the provider placed unaligned. */
+static _Thread_local uint64_t aligned_payload[(GEXI_AM_MAX_MEDIUM + 7) / 8];
+
+/* Handle one received message; drops the reference on rx unless deferred. */
+static void handle_msg(const void *msg, size_t len, struct ofi_rxbuf *rx, int what) {
+  struct gexi_ofi *o = O();
+  struct ofi_wire w;
+  size_t take = len < sizeof w ? len : sizeof w;
+  memcpy(&w, msg, take);
+  gex_Rank_t src = w.h.src;
+  if (GEXI_UNLIKELY(src >= gexi_ctx.size)) gexi_fatal("network: malformed message (%zu bytes)", len);
+  struct ofi_peer *p = &o->peers[src];
+  if (w.credit[0]) atomic_fetch_add_explicit(&p->credit[0], w.credit[0], memory_order_acq_rel);
+  if (w.credit[1]) atomic_fetch_add_explicit(&p->credit[1], w.credit[1], memory_order_acq_rel);
+  w.credit[0] = w.credit[1] = 0;
+  if (w.type == OFI_WIRE_CREDIT) {
+    rx_unref(rx);
+    return;
+  }
+  if (w.h.is_req && what == GEXI_POLL_REPLIES) {
+    /* Keep it (credits already taken into account) for a full poll. */
+    memcpy((void *)msg, &w, offsetof(struct ofi_wire, h)); /* credits consumed once */
+    pthread_mutex_lock(&o->defer_lock);
+    if (o->ndeferred == o->deferred_cap) {
+      size_t cap = o->deferred_cap ? 2 * o->deferred_cap : 64;
+      struct ofi_deferred *d = realloc(o->deferred, cap * sizeof *d);
+      if (!d) gexi_fatal("out of memory");
+      o->deferred = d;
+      o->deferred_cap = cap;
+    }
+    o->deferred[o->ndeferred++] = (struct ofi_deferred){msg, len, rx};
+    pthread_mutex_unlock(&o->defer_lock);
+    return;
+  }
+  int ch = w.h.is_req ? 0 : 1;
+  uint32_t owed = atomic_fetch_add_explicit(&p->owed[ch], (uint32_t)len, memory_order_relaxed) +
+                  (uint32_t)len;
+  if (owed >= o->credit_return) atomic_store_explicit(&o->credit_scan, 1, memory_order_release);
+  void *payload = (char *)(uintptr_t)msg + OFI_WIRE_HDR_LEN(w.h.nargs);
+  if (w.type == OFI_WIRE_LONG_PACKED) {
+    if (w.h.nbytes) memcpy((void *)(uintptr_t)w.h.dest, payload, w.h.nbytes);
+  } else if (w.h.category == GEXI_AM_MEDIUM && ((uintptr_t)payload & 7)) {
+    memcpy(aligned_payload, payload, w.h.nbytes);
+    payload = aligned_payload;
+  }
+  gexi_am_deliver(&w.h, payload);
+  rx_unref(rx);
+}
+
+static int run_deferred(void) {
+  struct gexi_ofi *o = O();
+  if (!o->ndeferred) return 0; /* racy peek; a miss is caught at the next poll */
+  pthread_mutex_lock(&o->defer_lock);
+  struct ofi_deferred *d = o->deferred;
+  size_t n = o->ndeferred;
+  o->deferred = NULL;
+  o->ndeferred = o->deferred_cap = 0;
+  pthread_mutex_unlock(&o->defer_lock);
+  for (size_t i = 0; i < n; i++) handle_msg(d[i].msg, d[i].len, d[i].rx, GEXI_POLL_ALL);
+  free(d);
+  return (int)n;
+}
+
+static void complete_op(struct ofi_op *op) {
+  if (op->tmp_mr) fi_close(&op->tmp_mr->fid);
+  if (op->bounce) gexi_ofi_pool_put(op->bounce);
+  if (op->kind == OFI_OP_FREE) {
+    free(op);
+    return;
+  }
+  if (op->lc) atomic_store_explicit(&op->lc->done, 1, memory_order_release);
+  atomic_store_explicit(&op->done, 1, memory_order_release);
+}
+
+static GEXI_NORETURN void cq_error(void) {
+  struct gexi_ofi *o = O();
+  struct fi_cq_err_entry err;
+  memset(&err, 0, sizeof err);
+  char buf[256] = "";
+  if (fi_cq_readerr(o->cq, &err, 0) > 0)
+    fi_cq_strerror(o->cq, err.prov_errno, err.err_data, buf, sizeof buf);
+  gexi_fatal("network (libfabric %s): a %s failed: %s%s%s (a peer died or is unreachable)",
+             o->prov_name,
+             (err.flags & FI_RECV) ? "receive" : (err.flags & FI_READ) ? "get"
+                                               : (err.flags & FI_WRITE) ? "put" : "send",
+             fi_strerror(err.err), buf[0] ? ": " : "", buf);
+}
+
+int gexi_ofi_poll(int what) {
+  struct gexi_ofi *o = O();
+  int n = 0;
+  if (what == GEXI_POLL_ALL) n += run_deferred();
+  struct fi_cq_data_entry e[OFI_CQ_BATCH];
+  ssize_t r = fi_cq_read(o->cq, e, OFI_CQ_BATCH);
+  if (r == -FI_EAVAIL) cq_error();
+  for (ssize_t i = 0; i < r; i++) {
+    if (e[i].flags & FI_RECV) {
+      struct ofi_rxbuf *rx =
+          (struct ofi_rxbuf *)((char *)e[i].op_context - offsetof(struct ofi_rxbuf, fctx));
+      if (e[i].len) {
+        atomic_fetch_add_explicit(&rx->refs, 1, memory_order_relaxed);
+        handle_msg(e[i].buf, e[i].len, rx, what);
+        n++;
+      }
+      if (e[i].flags & FI_MULTI_RECV) rx_unref(rx);
+    } else if (e[i].op_context) {
+      complete_op((struct ofi_op *)((char *)e[i].op_context - offsetof(struct ofi_op, fctx)));
+      n++;
+    } /* else: an entry for an operation that asked for none (some providers
+         ignore FI_SELECTIVE_COMPLETION); its counter already counted it */
+  }
+  return_credit(what);
+  return n;
+}
+
+void gexi_ofi_progress_stalled(int what) {
+  if (gexi_ofi_poll(what))
+    gexi_busy();
+  else
+    gexi_idle();
+}

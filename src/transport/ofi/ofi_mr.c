@@ -1,0 +1,56 @@
+/* transport/ofi/ofi_mr.c -- memory registration.
+ *
+ * The segment is registered once, at attach, for remote reads and writes
+ * (and local use, for FI_MR_LOCAL providers).  Mode bits honoured:
+ *   FI_MR_PROV_KEY   the provider picks the key; otherwise we ask for key 1
+ *                    (keys only need to be unique within our own domain);
+ *   FI_MR_VIRT_ADDR  remote addresses are virtual addresses; otherwise they
+ *                    are offsets from the start of the peer's segment;
+ *   FI_MR_ENDPOINT   the region is bound to the endpoint and enabled;
+ *   FI_MR_ALLOCATED  segments are always backed (mapped shared memory);
+ *   FI_MR_LOCAL      local buffers need a descriptor: the segment's, or a
+ *                    registration made for one operation.
+ * Every peer's key is learnt in the attach exchange (core/segment.c).
+ */
+#include "transport/ofi/ofi.h"
+
+static struct fid_mr *reg(const void *buf, size_t len, uint64_t access, uint64_t key) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  struct fid_mr *mr;
+  ssize_t rc = fi_mr_reg(o->domain, buf, len, access, 0, key, 0, &mr, NULL);
+  if (rc) gexi_ofi_fail("fi_mr_reg", rc);
+  if (o->mr_mode & FI_MR_ENDPOINT) {
+    if ((rc = fi_mr_bind(mr, &o->ep->fid, 0))) gexi_ofi_fail("fi_mr_bind", rc);
+    if ((rc = fi_mr_enable(mr))) gexi_ofi_fail("fi_mr_enable", rc);
+  }
+  return mr;
+}
+
+void gexi_ofi_seg_register(void *base, uintptr_t size, uint64_t *key) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE | FI_SEND | FI_RECV;
+  o->seg_mr = reg(base, size, access, 1);
+  o->seg_desc = fi_mr_desc(o->seg_mr);
+  o->seg_base = (uintptr_t)base;
+  o->seg_size = size;
+  *key = fi_mr_key(o->seg_mr);
+}
+
+void gexi_ofi_seg_peer(gex_Rank_t jobrank, uint64_t key) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  struct ofi_peer *p = &o->peers[jobrank];
+  p->key = key;
+  p->addr_base = (o->mr_mode & FI_MR_VIRT_ADDR) ? 0 : gexi_ctx.peers[jobrank].seg_base;
+}
+
+void *gexi_ofi_local_desc(const void *buf, size_t len, uint64_t access, struct fid_mr **tmp) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  *tmp = NULL;
+  if (!(o->mr_mode & FI_MR_LOCAL) || len == 0) return NULL;
+  uintptr_t a = (uintptr_t)buf;
+  if (o->seg_mr && a >= o->seg_base && a - o->seg_base <= o->seg_size &&
+      len <= o->seg_size - (a - o->seg_base))
+    return o->seg_desc;
+  *tmp = reg(buf, len, access, atomic_fetch_add(&o->next_key, 1));
+  return fi_mr_desc(*tmp);
+}
