@@ -91,8 +91,8 @@ trap 'rm -rf "$tmp"' EXIT
 # Run the job under callgrind for n iterations; leaves $tmp/ann.$n.
 measure() {
   local n=$1
-  if ! timeout 600 "$gexrun" -n 2 bash "$self" --as-rank "$tmp/cg.$n" "$prog" --iters "$n" \
-    >"$tmp/log.$n" 2>&1; then
+  if ! timeout 600 env "${run_env[@]}" "$gexrun" -n 2 bash "$self" --as-rank "$tmp/cg.$n" \
+    "$prog" --iters "$n" >"$tmp/log.$n" 2>&1; then
     cat "$tmp/log.$n" >&2
     die "the $n-iteration run failed"
   fi
@@ -121,6 +121,7 @@ ir_of() {
   echo "$v"
 }
 
+run_env=(GEX_OPCOUNT=on-node)
 measure "$n1"
 measure "$n2"
 
@@ -152,4 +153,30 @@ for row in "${rows[@]}"; do
     target="<= $target"
   fi
   printf '  %-36s %10s %8s %11s  %s\n' "$label" "$per" "$target" "$ref" "$verdict"
+done
+
+# ---- the same operations to a peer reached through the network ---------------
+# GEX_SUPERNODE_MAXSIZE=1 puts the two ranks in different "nodes", so every
+# operation goes through the libfabric transport (tcp;ofi_rxm on loopback).
+if ! grep -q '^GEX_FABRIC_LIB:FILEPATH=/' "$build/CMakeCache.txt" 2>/dev/null ||
+   grep -q '^GEX_WITH_OFI:BOOL=OFF' "$build/CMakeCache.txt" 2>/dev/null; then
+  echo
+  echo "opcount: SKIP off-node rows: $build was built without libfabric"
+  exit 0
+fi
+prov=${GEX_OPCOUNT_PROVIDER:-tcp;ofi_rxm}
+run_env=(GEX_SUPERNODE_MAXSIZE=1 "GEX_OFI_PROVIDER=$prov")
+measure "$n1"
+measure "$n2"
+echo
+echo "opcount: the same, peer reached through the network ($prov, GEX_SUPERNODE_MAXSIZE=1)"
+echo "  (libfabric's own instructions included; the SFI paper's GASNet prototype: ~100 for AMRequestShort)"
+printf '  %-36s %10s\n' "operation" "instr/op"
+for row in "putnbi|gex_RMA_PutNBI, 8 bytes" "getnbi|gex_RMA_GetNBI, 8 bytes" \
+           "amshort|gex_AM_RequestShort0"; do
+  IFS='|' read -r op label <<<"$row"
+  a=$(ir_of "$op" "$n1")
+  b=$(ir_of "$op" "$n2")
+  per=$(awk -v a="$a" -v b="$b" -v d=$((n2 - n1)) 'BEGIN { printf "%.1f", (b - a) / d }')
+  printf '  %-36s %10s\n' "$label" "$per"
 done

@@ -37,7 +37,7 @@ void *gexi_ofi_pool_get(int what) {
     void *b = o->npool ? o->pool[--o->npool] : NULL;
     pthread_mutex_unlock(&o->pool_lock);
     if (b || what < 0) return b;
-    if (gexi_ofi_poll(what))
+    if (gexi_poll(what))
       gexi_busy();
     else
       gexi_idle();
@@ -192,7 +192,7 @@ static int spend_credit(struct ofi_peer *p, int ch, int64_t len, gex_Flags_t fla
     if (GEXI_LIKELY(c >= len)) return 0;
     atomic_fetch_add_explicit(&p->credit[ch], len, memory_order_acq_rel);
     if (flags & GEX_FLAG_IMMEDIATE) return 1;
-    if (gexi_ofi_poll(what))
+    if (gexi_poll(what))
       gexi_busy();
     else
       gexi_idle();
@@ -367,7 +367,7 @@ int gexi_ofi_poll(int what) {
 }
 
 void gexi_ofi_progress_stalled(int what) {
-  if (gexi_ofi_poll(what))
+  if (gexi_poll(what))
     gexi_busy();
   else
     gexi_idle();

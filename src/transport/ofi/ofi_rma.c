@@ -33,7 +33,7 @@ static struct ofi_op *op_new(int kind) {
 
 void gexi_ofi_wait_op(struct ofi_op *op, int what) {
   while (!atomic_load_explicit(&op->done, memory_order_acquire)) {
-    if (gexi_ofi_poll(what) || gexi_poll(what))
+    if (gexi_poll(what))
       gexi_busy();
     else
       gexi_idle();

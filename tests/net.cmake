@@ -1,0 +1,45 @@
+# tests/net.cmake -- the conformance suite over the network transport.
+#
+# Every test of the foundation suite runs again with its peers reached
+# through libfabric instead of shared memory, on this one machine:
+#   net_tcp_<test>_n<N>    GEX_SUPERNODE_MAXSIZE=1, provider tcp;ofi_rxm (loopback)
+#   net_shm_<test>_n<N>    GEX_SUPERNODE_MAXSIZE=1, libfabric's shm provider
+#   net_mix_<test>_n4      GEX_SUPERNODE_MAXSIZE=2: two "nodes" of two ranks,
+#                          shared memory inside a node, tcp;ofi_rxm between
+#   net_credit_<test>_n4   tcp;ofi_rxm with the smallest AM credit, so senders
+#                          stall on flow control all the time
+# Labels: net, net_tcp, net_shm, net_mix, net_credit.  The two-host runs in
+# network namespaces are in tests/netns/.
+if(NOT GEX_HAVE_OFI)
+  message(STATUS "libgex tests: built without libfabric, network tests are not registered")
+  return()
+endif()
+
+set(GEX_NET_SUITE t_queries t_rma t_rma_val t_rma_lc t_rma_bounds t_events t_nbi t_barrier
+    t_am_args t_am_medium t_am_long t_am_tokeninfo t_am_register t_am_npam t_am_immediate
+    t_am_lc t_hsl t_mt_stress t_loopback t_big_tls)
+
+# gex_add_net_run(<tag> <test> <ranks> <env...>): gexrun -n <ranks> <test> with the
+# environment given ("NAME=VALUE" words; a ';' in a value is written as $<SEMICOLON>).
+function(gex_add_net_run tag test n)
+  add_test(NAME net_${tag}_${test}_n${n}
+    COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --
+            env ${ARGN} $<TARGET_FILE:gexrun> -n ${n} $<TARGET_FILE:${test}> @TOKEN@)
+  set_tests_properties(net_${tag}_${test}_n${n} PROPERTIES
+    TIMEOUT ${GEX_TEST_TIMEOUT}
+    LABELS "net;net_${tag};n${n}"
+    ENVIRONMENT "${_gex_env};GEX_TEST_EXPECT_RANKS=${n}"
+    SKIP_RETURN_CODE 77)
+endfunction()
+
+set(_tcp "GEX_OFI_PROVIDER=tcp$<SEMICOLON>ofi_rxm")
+foreach(t IN LISTS GEX_NET_SUITE)
+  foreach(n 2 4)
+    gex_add_net_run(tcp ${t} ${n} GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
+  endforeach()
+  gex_add_net_run(shm ${t} 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=shm)
+  gex_add_net_run(mix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
+endforeach()
+foreach(t t_am_medium t_am_long t_am_npam t_am_immediate t_mt_stress t_loopback)
+  gex_add_net_run(credit ${t} 4 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1 ${_tcp})
+endforeach()
