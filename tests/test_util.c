@@ -137,6 +137,11 @@ void test_finish(void) {
     printf("PASS %s (%u ranks)\n", T.name, (unsigned)T.size);
     fflush(stdout);
   }
+  /* A barrier does not complete everywhere at the same instant (over AMs,
+   * rank 0 may still be receiving its last round when the others are
+   * done), and the first gasnet_exit ends every rank: without this second
+   * barrier rank 0 could be ended before printing PASS. */
+  test_barrier();
   gasnet_exit(0);
 }
 

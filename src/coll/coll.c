@@ -20,13 +20,22 @@
  * the same in every member) and only the queue head advances, so the
  * arrival counts of one team are consumed in the same order everywhere.  A
  * process-wide lock guards all queues; any Test/Wait advances every queue
- * of the process (never running AM handlers).
+ * of the process.
+ *
+ * Teams with a member on another node (or every team, with
+ * GEX_COLL_FORCE_AM=1) run the same queues on the AM engine instead
+ * (coll/coll_am.c): step() hands their events to gexi_cam_step.  The
+ * shared-memory path above is unchanged for all-local teams.
  */
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "coll/coll_am.h"
+#include "coll/coll_ops.h"
 #include "core/event.h"
 #include "transport/shm/shm.h"
+
+_Static_assert(GEXI_COLL_SLOTS == GEXI_SHM_TEAM_SLOTS, "one team slot space for both engines");
 
 static pthread_mutex_t coll_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gexi_team *active_teams; /* teams with queued collectives */
@@ -39,8 +48,8 @@ static void ensure_mctrl(struct gexi_team *t) {
   for (gex_Rank_t i = 0; i < n; i++) {
     gex_Rank_t j = t->peers[i].jobrank;
     if (gexi_ctx.local_index[j] == GEX_RANK_INVALID)
-      gexi_fatal("collectives: team member jobrank %u is not on this node (only on-node teams "
-                 "are supported)",
+      gexi_fatal("collectives: internal error: team member jobrank %u is not on this node "
+                 "but the team uses the shared-memory engine",
                  (unsigned)j);
     m[i] = gexi_shm_ctrl_of(j);
   }
@@ -63,53 +72,6 @@ static int arrived_all(const struct gexi_team *t, uint64_t k) {
 
 static unsigned char *stage_of(const struct gexi_team *t, gex_Rank_t r) {
   return t->mctrl[r]->coll_stage[t->slot];
-}
-
-/* ---- reduction operators ----------------------------------------------- */
-#define GEXI_RED_INT(T, UT)                                                        \
-  do {                                                                             \
-    const T *a = left;                                                             \
-    T *b = out;                                                                    \
-    switch (op) {                                                                  \
-      case GEX_OP_ADD: for (size_t i = 0; i < n; i++) b[i] = (T)((UT)a[i] + (UT)b[i]); break; \
-      case GEX_OP_MULT: for (size_t i = 0; i < n; i++) b[i] = (T)((UT)a[i] * (UT)b[i]); break; \
-      case GEX_OP_MIN: for (size_t i = 0; i < n; i++) b[i] = a[i] < b[i] ? a[i] : b[i]; break; \
-      case GEX_OP_MAX: for (size_t i = 0; i < n; i++) b[i] = a[i] > b[i] ? a[i] : b[i]; break; \
-      case GEX_OP_AND: for (size_t i = 0; i < n; i++) b[i] = a[i] & b[i]; break;   \
-      case GEX_OP_OR: for (size_t i = 0; i < n; i++) b[i] = a[i] | b[i]; break;    \
-      case GEX_OP_XOR: for (size_t i = 0; i < n; i++) b[i] = a[i] ^ b[i]; break;   \
-      default: break;                                                              \
-    }                                                                              \
-  } while (0)
-#define GEXI_RED_FP(T)                                                             \
-  do {                                                                             \
-    const T *a = left;                                                             \
-    T *b = out;                                                                    \
-    switch (op) {                                                                  \
-      case GEX_OP_ADD: for (size_t i = 0; i < n; i++) b[i] = a[i] + b[i]; break;   \
-      case GEX_OP_MULT: for (size_t i = 0; i < n; i++) b[i] = a[i] * b[i]; break;  \
-      case GEX_OP_MIN: for (size_t i = 0; i < n; i++) b[i] = a[i] < b[i] ? a[i] : b[i]; break; \
-      case GEX_OP_MAX: for (size_t i = 0; i < n; i++) b[i] = a[i] > b[i] ? a[i] : b[i]; break; \
-      default: break;                                                              \
-    }                                                                              \
-  } while (0)
-
-/* out[i] = left[i] op out[i] for n elements. */
-static void combine(const struct gexi_Event *e, const void *left, void *out, size_t n) {
-  gex_OP_t op = e->op;
-  if (op == GEX_OP_USER || op == GEX_OP_USER_NC) {
-    e->user_op(left, out, n, e->user_cdata);
-    return;
-  }
-  switch (e->dt) {
-    case GEX_DT_I32: GEXI_RED_INT(int32_t, uint32_t); break;
-    case GEX_DT_U32: GEXI_RED_INT(uint32_t, uint32_t); break;
-    case GEX_DT_I64: GEXI_RED_INT(int64_t, uint64_t); break;
-    case GEX_DT_U64: GEXI_RED_INT(uint64_t, uint64_t); break;
-    case GEX_DT_FLT: GEXI_RED_FP(float); break;
-    case GEX_DT_DBL: GEXI_RED_FP(double); break;
-    default: break;
-  }
 }
 
 /* ---- the state machine --------------------------------------------------- */
@@ -147,13 +109,14 @@ static void consume(struct gexi_Event *e) {
     /* Right fold in rank order: x0 op (x1 op (... op x[n-1])), so a
      * non-commutative (USER_NC) operator sees the operands in rank order. */
     memcpy(d, stage_of(t, n - 1), cnt * e->dt_sz);
-    for (gex_Rank_t i = n - 1; i-- > 0;) combine(e, stage_of(t, i), d, cnt);
+    for (gex_Rank_t i = n - 1; i-- > 0;) gexi_coll_combine(e, stage_of(t, i), d, cnt);
   }
 }
 
 /* One step of e (the head of its team's queue); returns 1 if it moved. */
 static int step(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
+  if (e->am) return gexi_cam_step(e);
   switch (e->phase) {
     case 0:
       if (e->round == e->nrounds) {
@@ -243,7 +206,12 @@ static struct gexi_Event *new_op(const char *fn, gex_TM_t tm, int ckind) {
 static gex_Event_t start(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
   pthread_mutex_lock(&coll_lock);
-  ensure_mctrl(t);
+  if (gexi_coll_team_am(t)) {
+    e->am = true;
+    e->seq = t->am_seq++; /* initiation order: the same in every member */
+  } else {
+    ensure_mctrl(t);
+  }
   if (t->q_tail)
     t->q_tail->next = e;
   else
@@ -286,23 +254,15 @@ gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const 
   return start(e);
 }
 
-static size_t builtin_size(gex_DT_t dt) {
-  switch (dt) {
-    case GEX_DT_I32: case GEX_DT_U32: case GEX_DT_FLT: return 4;
-    case GEX_DT_I64: case GEX_DT_U64: case GEX_DT_DBL: return 8;
-    default: return 0;
-  }
-}
-
 static void check_reduce(const char *fn, gex_DT_t dt, size_t dt_sz, gex_OP_t op,
                          gex_Coll_ReduceFn_t user_op) {
   if (op == GEX_OP_USER || op == GEX_OP_USER_NC) {
     if (!user_op) gexi_fatal("%s: op 0x%x (user-defined) with a NULL user_op", fn, (unsigned)op);
-    if (dt != GEX_DT_USER && builtin_size(dt) == 0)
+    if (dt != GEX_DT_USER && gexi_coll_builtin_size(dt) == 0)
       gexi_fatal("%s: unknown data type 0x%x", fn, (unsigned)dt);
     if (dt_sz == 0) gexi_fatal("%s: dt_sz 0 for a user-defined operation", fn);
   } else {
-    size_t sz = builtin_size(dt);
+    size_t sz = gexi_coll_builtin_size(dt);
     if (sz == 0)
       gexi_fatal("%s: data type 0x%x with built-in op 0x%x (built-in ops need a built-in type)",
                  fn, (unsigned)dt, (unsigned)op);
@@ -363,4 +323,15 @@ gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_
   (void)flags;
   return reduce("gex_Coll_ReduceToAllNB", tm, GEX_RANK_INVALID, dst, src, dt, dt_sz, dt_cnt, op,
                 user_op, user_cdata);
+}
+
+/* Internal allgather of one fixed-size record per member over an AM-engine
+ * team (team construction): all[r * rs] = member r's record.  Blocking. */
+void gexi_coll_allgather(struct gexi_team *p, const void *mine, void *all, size_t rs) {
+  struct gexi_Event *e = new_op("team construction", gexi_tm_handle(p), GEXI_COLL_GATHER);
+  if (!gexi_coll_team_am(p)) gexi_fatal("internal error: allgather on a shared-memory team");
+  e->src = mine;
+  e->dst = all;
+  e->nbytes = rs;
+  gex_Event_Wait(start(e));
 }

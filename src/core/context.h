@@ -19,6 +19,7 @@
 struct gexi_shm_node; /* transport/shm: this node's mapped regions */
 struct gexi_net_ops;  /* transport: off-node network operations */
 struct gexi_ofi;      /* transport/ofi: the libfabric transport's state */
+struct gexi_coll_am;  /* coll/coll_am.c: buffers of the AM collectives engine */
 
 struct gexi_Segment {
   gex_Client_t client;
@@ -48,6 +49,13 @@ struct gexi_team {
   struct gexi_Event *q_head, *q_tail; /* collectives in initiation order */
   struct gexi_team *active_next; /* list of teams with queued collectives */
   bool active;
+  /* Engine of this team's collectives (coll/coll_am.h): 0 not decided yet
+   * (primordial team until its first collective), GEXI_COLL_PATH_SHM or
+   * GEXI_COLL_PATH_AM.  am_seq: sequence number of the next collective
+   * initiated on the team (AM engine; equal in every member because
+   * collectives are initiated in the same order everywhere). */
+  uint8_t coll_path;
+  uint32_t am_seq;
   void *scratch_addr;           /* client scratch (NULL: none given) */
   size_t scratch_size;
   struct gexi_TM_head head;
@@ -107,6 +115,10 @@ struct gexi_context {
   struct gexi_shm_node *shm;
   const struct gexi_net_ops *net; /* NULL: every rank is on this node */
   struct gexi_ofi *ofi;           /* state of the libfabric transport, if started */
+
+  /* AM collectives engine: settings and early-arrival buffers (created by
+   * gexi_coll_am_init during gex_Client_Init). */
+  struct gexi_coll_am *coll_am;
 };
 
 extern struct gexi_context gexi_ctx;
@@ -170,5 +182,9 @@ static inline struct gexi_team *gexi_tm(gex_TM_t tm) {
 static inline gex_TM_t gexi_tm_handle(struct gexi_team *t) { return (gex_TM_t)(void *)t->peers; }
 struct gexi_team *gexi_team_new(gex_Rank_t size, gex_Rank_t rank, bool is_pair);
 gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank);
+
+/* Register the library's internal collective AM handlers and read the
+ * collective settings (coll/coll_am.c); called once by gex_Client_Init. */
+void gexi_coll_am_init(void);
 
 #endif

@@ -32,6 +32,9 @@ int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentrie
   pthread_mutex_lock(&ep->reg_lock);
   unsigned char taken[256];
   for (int i = 0; i < 256; i++) taken[i] = ep->handlers[i].gex_fnptr != NULL;
+  /* Indices below GEX_AM_INDEX_BASE belong to the library (am/am_internal.h):
+   * a client entry can neither name one (checked below) nor be given one. */
+  for (int i = 0; i < GEX_AM_INDEX_BASE; i++) taken[i] = 1;
   size_t zeros = 0;
   for (size_t i = 0; i < numentries && rc == GASNET_OK; i++) {
     const gex_AM_Entry_t *e = &table[i];

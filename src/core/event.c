@@ -11,13 +11,17 @@
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
 
-/* Done?  Advances the collectives of this process; never polls AMs (the
- * specification's Test does not poll).  *moved: whether anything advanced. */
+/* Done?  Advances the collectives of this process.  A collective of the
+ * shared-memory engine needs no AM, so it never polls for one; a
+ * collective of the AM engine polls once (its progress depends on handlers
+ * running here, and a Test loop that never polled could spin forever).
+ * 'am' is fixed at initiation, so reading it unlocked is safe.  *moved:
+ * whether anything advanced. */
 static int event_done_moved(gex_Event_t e, int *moved) {
   switch (e->kind) {
     case GEXI_EV_COLL: {
-      int done;
-      *moved = gexi_coll_progress(e, &done);
+      int done, polled = e->am ? gexi_poll(GEXI_POLL_ALL) : 0;
+      *moved = gexi_coll_progress(e, &done) || polled;
       return done;
     }
     case GEXI_EV_NET:

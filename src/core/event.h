@@ -1,11 +1,18 @@
 /* core/event.h -- the object behind a gex_Event_t.
  *
- * Events are either network operations in flight (transport/ofi, kind
- * GEXI_EV_NET, completed by the transport's poll) or collectives on a team
- * (coll/coll.c): a
- * state machine of rounds, each a staging step and two team barriers.  It
- * advances when any event of the process is tested or waited on (and at
- * initiation); advancing never runs AM handlers.
+ * Events are network operations in flight (transport/ofi, kind GEXI_EV_NET,
+ * completed by the transport's poll) or collectives on a team (coll/coll.c).  A
+ * team runs its collectives on one of two engines, fixed when the team is
+ * made (coll/coll_am.h: gexi_coll_team_am):
+ *  - shared memory (all members on this node): rounds of a staging step and
+ *    two team barriers on the control regions; advancing never runs AM
+ *    handlers;
+ *  - Active Messages (any other team, or GEX_COLL_FORCE_AM=1): handlers
+ *    only buffer what arrives; the state machine (coll/coll_am.c) consumes
+ *    the buffers and sends the next messages.  Progress needs polls, so
+ *    Test* on such an event polls once.
+ * Either advances when any event of the process is tested or waited on
+ * (and at initiation).
  */
 #ifndef GEXI_CORE_EVENT_H
 #define GEXI_CORE_EVENT_H
@@ -16,13 +23,16 @@
 enum { GEXI_EV_COLL = 1 };
 /* Network operations (transport/ofi) are events too; their kind value: */
 #define GEXI_EV_NET 0x4e4554
-enum { GEXI_COLL_BARRIER = 1, GEXI_COLL_BCAST, GEXI_COLL_REDUCE };
+/* GEXI_COLL_GATHER is internal (team construction over the AM engine). */
+enum { GEXI_COLL_BARRIER = 1, GEXI_COLL_BCAST, GEXI_COLL_REDUCE, GEXI_COLL_GATHER };
+
+struct gexi_cam_msg;
 
 struct gexi_Event {
   int kind;              /* GEXI_EV_COLL */
   int ckind;             /* GEXI_COLL_* */
   int done;              /* set under the collective lock */
-  int phase;             /* 0: stage+arrive, 1: wait 1st, 2: wait 2nd */
+  int phase;             /* shm: 0 stage+arrive, 1 wait 1st, 2 wait 2nd; AM barrier: 1 = sent */
   struct gexi_team *t;
   struct gexi_Event *next; /* team queue */
   uint64_t target;       /* arrival count awaited */
@@ -31,12 +41,30 @@ struct gexi_Event {
   gex_Rank_t root;       /* GEX_RANK_INVALID: reduce to all */
   void *dst;
   const void *src;
-  size_t nbytes;         /* broadcast */
+  size_t nbytes;         /* broadcast; gather: bytes per record */
   gex_DT_t dt;
   gex_OP_t op;
   size_t dt_sz, dt_cnt, per_round; /* reduce: elements per round */
   gex_Coll_ReduceFn_t user_op;
   const void *user_cdata;
+  /* AM engine only (coll/coll_am.c; guarded by the collective lock). */
+  bool am;               /* runs on the AM engine */
+  bool am_started;       /* tree and buffers set up */
+  uint32_t seq;          /* team's collective sequence number */
+  gex_Rank_t troot;      /* team rank at the root of the tree */
+  gex_Rank_t vrank;      /* my rank relative to troot */
+  gex_Rank_t vparent;    /* parent's relative rank (GEX_RANK_INVALID at the root) */
+  gex_Rank_t nkids;      /* children (relative ranks, increasing) */
+  gex_Rank_t *kids;      /* malloc'd at start, freed at completion */
+  gex_Rank_t *kid_span;  /* subtree size of each child */
+  size_t rb, nfrag;      /* reduce: bytes per round, fragments per round */
+  size_t up_round;       /* up phase (reduce/gather): rounds finished */
+  gex_Rank_t up_kid;     /* next child to combine in the current round */
+  size_t up_frag;        /* next fragment of that child */
+  size_t down_frag;      /* down phase: next fragment to receive */
+  size_t down_total;     /* fragments of the down phase (0: none here) */
+  struct gexi_cam_msg *acc; /* reduce: accumulator of the current round (owned) */
+  struct gexi_cam_msg *asmb; /* reduce, elements > one fragment: operand being assembled */
 };
 
 /* Advance every collective of this process; returns non-zero if anything

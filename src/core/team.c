@@ -58,19 +58,27 @@ gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Fla
 
 /* ---- team construction (gex_TM_Split, gex_TM_Create) and destruction ------
  *
- * Agreement uses the node's shared memory: every caller publishes a record
- * (color, key, scratch size, flags, the team slots it uses, a hash of the
- * Create arguments) in its control region at xchg[parent slot], then a
- * barrier over the parent; each member of a new team reads the records of
- * the parent's members, checks consistency, sorts, picks the lowest team
- * slot free in every member, records every member's arrival counter of that
- * slot as its base, and a second parent barrier ends the call (nobody
- * rewrites its record or uses the new team before everyone has read).
+ * Every caller contributes a record (color, key, scratch size, flags, the
+ * team slots it uses, a hash of the Create arguments) and gets every parent
+ * member's record:
+ *  - parent on the shared-memory engine (all members on this node): the
+ *    record goes into its control region at xchg[parent slot], then a
+ *    barrier over the parent, then members read each other's records there;
+ *  - parent on the AM engine: an allgather of the records over the parent
+ *    (coll/coll_am.c), which works across hosts.
+ * Each member of a new team then checks consistency, sorts, picks the
+ * lowest team slot free in every member, (shared-memory teams) records
+ * every member's arrival counter of that slot as its base, and a closing
+ * parent barrier ends the call (nobody rewrites its record or uses the new
+ * team before everyone has read).
  */
 #include <gasnet_coll.h>
 
+#include "coll/coll_am.h"
 #include "core/event.h"
 #include "transport/shm/shm.h"
+
+_Static_assert(GEXI_COLL_SLOTS == GEXI_SHM_TEAM_SLOTS, "one team slot space for both engines");
 
 /* Team slots in use in this process (bit 0: the primordial team).  Team
  * construction calls of one process must not overlap in time (different
@@ -88,6 +96,33 @@ static struct gexi_team *parent_team(const char *fn, gex_TM_t parent_tm) {
 
 static void parent_barrier(struct gexi_team *p) {
   gex_Event_Wait(gex_Coll_BarrierNB(gexi_tm_handle(p), 0));
+}
+
+/* The parent members' records of one construction call. */
+struct xchg_view {
+  struct gexi_team *p;
+  struct gexi_shm_xchg *all; /* AM engine: gathered copy (owned); NULL: shared memory */
+};
+
+/* Publish my record and make every parent member's record readable. */
+static void exchange(struct gexi_team *p, const struct gexi_shm_xchg *mine,
+                     struct xchg_view *v) {
+  v->p = p;
+  v->all = NULL;
+  if (gexi_coll_team_am(p)) {
+    v->all = malloc((size_t)p->head.size * sizeof *v->all);
+    if (!v->all) gexi_fatal("out of memory");
+    gexi_coll_allgather(p, mine, v->all, sizeof *mine);
+  } else {
+    gexi_shm_ctrl_of(gexi_ctx.rank)->xchg[p->slot] = *mine;
+    parent_barrier(p);
+  }
+}
+
+/* Parent rank r's record. */
+static const struct gexi_shm_xchg *rec_of(const struct xchg_view *v, gex_Rank_t r) {
+  if (v->all) return &v->all[r];
+  return &gexi_shm_ctrl_of(v->p->peers[r].jobrank)->xchg[v->p->slot];
 }
 
 static void check_scratch(const char *fn, void *addr, size_t size) {
@@ -117,15 +152,13 @@ static struct gexi_team *build_team(struct gexi_team *p, const gex_Rank_t *jr, g
   t->ep = p->ep;
   t->flags = flags;
   t->slot = slot;
-  t->bar_base = malloc((size_t)n * sizeof *t->bar_base);
-  if (!t->bar_base) gexi_fatal("out of memory");
-  for (gex_Rank_t i = 0; i < n; i++) {
-    t->peers[i] = gexi_ctx.peers[jr[i]];
-    if (gexi_ctx.local_index[jr[i]] == GEX_RANK_INVALID)
-      gexi_fatal("%s: member jobrank %u is not on this node (only on-node teams are supported)",
-                 fn, (unsigned)jr[i]);
-    t->bar_base[i] =
-        atomic_load_explicit(&gexi_shm_ctrl_of(jr[i])->team_arrivals[slot], memory_order_acquire);
+  for (gex_Rank_t i = 0; i < n; i++) t->peers[i] = gexi_ctx.peers[jr[i]];
+  if (!gexi_coll_team_am(t)) { /* every member is on this node */
+    t->bar_base = malloc((size_t)n * sizeof *t->bar_base);
+    if (!t->bar_base) gexi_fatal("out of memory");
+    for (gex_Rank_t i = 0; i < n; i++)
+      t->bar_base[i] = atomic_load_explicit(&gexi_shm_ctrl_of(jr[i])->team_arrivals[slot],
+                                            memory_order_acquire);
   }
   atomic_fetch_or(&used_slots, (uint64_t)1 << slot);
   return t;
@@ -156,14 +189,15 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
       check_scratch(fn, scratch_addr, scratch_size);
     }
   }
-  struct gexi_shm_xchg *x = &gexi_shm_ctrl_of(gexi_ctx.rank)->xchg[p->slot];
+  struct gexi_shm_xchg mine = {0}, *x = &mine;
   x->color = new_tm_p ? color : -1;
   x->key = key;
   x->scratch_size = noscratch ? 0 : scratch_size;
   x->flags = noscratch;
   x->used_slots = atomic_load(&used_slots);
   x->args_hash = 0;
-  parent_barrier(p);
+  struct xchg_view view;
+  exchange(p, x, &view);
   struct gexi_team *t = NULL;
   if (new_tm_p) {
     gex_Rank_t pn = p->head.size, n = 0, me = GEX_RANK_INVALID;
@@ -174,7 +208,7 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
     (void)reporter;
     for (gex_Rank_t r = 0; r < pn; r++) {
       gex_Rank_t j = p->peers[r].jobrank;
-      const struct gexi_shm_xchg *y = &gexi_shm_ctrl_of(j)->xchg[p->slot];
+      const struct gexi_shm_xchg *y = rec_of(&view, r);
       if (y->color != color) continue;
 #if GEX_CHECKS
       /* Only the new team's first member (in parent order) reports, so a
@@ -214,6 +248,7 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
     free(m);
   }
   parent_barrier(p);
+  free(view.all);
   if (new_tm_p) *new_tm_p = gexi_tm_handle(t);
   return 0;
 }
@@ -228,7 +263,7 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
   const gex_Flags_t modes = GEX_FLAG_TM_SYMMETRIC_SCRATCH | GEX_FLAG_TM_LOCAL_SCRATCH |
                             GEX_FLAG_TM_GLOBAL_SCRATCH | GEX_FLAG_TM_NO_SCRATCH;
   gex_Flags_t mode = flags & modes;
-  gex_Rank_t *jr = NULL;
+  gex_Rank_t *jr = NULL, *pr = NULL; /* members' jobranks and parent ranks */
   gex_Rank_t me = GEX_RANK_INVALID;
   uint64_t hash = 0;
   if (numargs) {
@@ -239,8 +274,9 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
     if (numargs > p->head.size)
       gexi_fatal("%s: numargs %zu exceeds the parent team size %u", fn, numargs,
                  (unsigned)p->head.size);
-    jr = malloc(numargs * sizeof *jr);
+    jr = malloc(2 * numargs * sizeof *jr);
     if (!jr) gexi_fatal("out of memory");
+    pr = jr + numargs;
     hash = 1469598103934665603ull ^ numargs;
     for (size_t i = 0; i < numargs; i++) {
       gex_Rank_t r = args[i].gex_rank;
@@ -251,7 +287,8 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
         if (r >= gexi_ctx.size)
           gexi_fatal("%s: args[%zu] jobrank %u out of range (job size %u)", fn, i, (unsigned)r,
                      (unsigned)gexi_ctx.size);
-        if (gex_TM_TranslateJobrankToRank(parent_tm, r) == GEX_RANK_INVALID)
+        pr[i] = gex_TM_TranslateJobrankToRank(parent_tm, r);
+        if (pr[i] == GEX_RANK_INVALID)
           gexi_fatal("%s: args[%zu] jobrank %u is not a member of the parent team", fn, i,
                      (unsigned)r);
         jr[i] = r;
@@ -260,6 +297,7 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
           gexi_fatal("%s: args[%zu] rank %u out of range (parent team size %u)", fn, i,
                      (unsigned)r, (unsigned)p->head.size);
         jr[i] = p->peers[r].jobrank;
+        pr[i] = r;
       }
 #if GEX_CHECKS
       for (size_t k = 0; k < i; k++)
@@ -283,19 +321,20 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
     check_scratch(fn, a, scratch_size);
     my_scratch = a;
   }
-  struct gexi_shm_xchg *x = &gexi_shm_ctrl_of(gexi_ctx.rank)->xchg[p->slot];
+  struct gexi_shm_xchg mine = {0}, *x = &mine;
   x->color = me != GEX_RANK_INVALID ? 0 : -1;
   x->key = 0;
   x->scratch_size = mode == GEX_FLAG_TM_NO_SCRATCH ? 0 : scratch_size;
   x->flags = flags & (modes | GEX_FLAG_SCRATCH_SEG_OFFSET | GEX_FLAG_RANK_IS_JOBRANK);
   x->used_slots = atomic_load(&used_slots);
   x->args_hash = hash;
-  parent_barrier(p);
+  struct xchg_view view;
+  exchange(p, x, &view);
   struct gexi_team *t = NULL;
   if (me != GEX_RANK_INVALID) {
     uint64_t used = 0;
     for (size_t i = 0; i < numargs; i++) {
-      const struct gexi_shm_xchg *y = &gexi_shm_ctrl_of(jr[i])->xchg[p->slot];
+      const struct gexi_shm_xchg *y = rec_of(&view, pr[i]);
 #if GEX_CHECKS
       /* Only team rank 0 reports a mismatch (one diagnostic line). */
       if (me == 0 && (y->color != 0 || y->args_hash != x->args_hash))
@@ -319,6 +358,7 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
     }
   }
   parent_barrier(p);
+  free(view.all);
   free(jr);
   if (t) new_tms[0] = gexi_tm_handle(t);
   return 0;
@@ -333,10 +373,13 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
   if (t == gexi_ctx.tm) gexi_fatal("gex_TM_Destroy: the primordial team cannot be destroyed");
   if (!gexi_coll_idle_team(t))
     gexi_fatal("gex_TM_Destroy: the team has collectives in flight (not quiesced)");
-  /* No barrier is needed: each of my collectives on this team completed
-   * only after every member finished reading my staging chunk, and the
-   * arrival counters are monotonic (a later team on this slot records them
-   * as its bases). */
+  /* No barrier is needed.  Shared memory: each of my collectives on this
+   * team completed only after every member finished reading my staging
+   * chunk, and the arrival counters are monotonic (a later team on this
+   * slot records them as its bases).  AM engine: every message sent to me
+   * for this team was consumed by one of my (complete) collectives, so the
+   * slot's inbox is empty (checked). */
+  if (gexi_coll_team_am(t)) gexi_cam_slot_release(t->slot);
   atomic_fetch_and(&used_slots, ~((uint64_t)1 << t->slot));
   int ret = 0;
   if (scratch_p && t->scratch_addr) {

@@ -1,0 +1,589 @@
+/* coll/coll_am.c -- collectives over Active Messages only, so they work for
+ * teams whose members are on different hosts (whatever transport carries
+ * the AMs).  See docs/collectives.md, "The AM engine".
+ *
+ * Messages.  Every message is a Request to handler GEXI_AMI_COLL_SHORT
+ * (no payload) or GEXI_AMI_COLL_MEDIUM (one fragment of at most 'chunk'
+ * bytes) with four arguments:
+ *   slot  the team's slot (agreed by its members at creation)
+ *   seq   the team's collective sequence number (t->am_seq at initiation)
+ *   tag   kind (bits 28..31: UP toward the tree root, DOWN away from it,
+ *         BAR a barrier round) and index (bits 0..27: round or fragment)
+ *   src   the sender's rank in the team
+ * (seq, tag, src) names one message of one collective uniquely, so the
+ * order in which the transport delivers messages does not matter.
+ *
+ * Early arrivals.  Handlers never look at teams or events: they copy the
+ * message into a record and append it to the inbox of its slot (per-slot
+ * list, arrival order).  The state machine (run by coll.c under the
+ * collective lock from initiation and Test/Wait) takes the record it needs
+ * by (seq, tag, src) when it needs it; a message for a collective this
+ * process has not initiated yet -- or for a team it has not finished
+ * creating -- simply waits in the inbox.  Records are recycled through free
+ * lists, so a steady stream of collectives does not allocate.
+ *
+ * Ownership.  A record belongs to the inbox until take() unlinks it, then
+ * to the event that took it until msg_free().  The inbox lock is taken by
+ * handlers and by take(); nothing is sent or polled while it is held (the
+ * state machine sends with the collective lock held, and a send may poll
+ * and run these handlers).
+ *
+ * Why an inbox of a slot cannot hold stale messages: every message sent to
+ * a process for a collective is consumed by that process's instance of the
+ * collective before it completes there, so when a team is destroyed (all
+ * its collectives locally complete) its slot's inbox is empty here; and a
+ * new team gets a slot only once every member has published a set of used
+ * slots without it, i.e. after destroying the old owner.
+ */
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "am/am.h"
+#include "am/am_internal.h"
+#include "coll/coll_am.h"
+#include "coll/coll_ops.h"
+
+#define TAG_UP (0u << 28)
+#define TAG_DOWN (1u << 28)
+#define TAG_BAR (2u << 28)
+#define TAG_INDEX_MAX ((1u << 28) - 1)
+#define ANY_SRC GEX_RANK_INVALID
+/* Recycled records kept at most (chunk records are one fragment each). */
+#define FREE_SMALL_MAX 256
+#define FREE_CHUNK_MAX 64
+
+struct gexi_cam_msg {
+  struct gexi_cam_msg *next;
+  uint32_t seq, tag;
+  gex_Rank_t src;   /* sender's team rank */
+  uint32_t nbytes;  /* payload bytes */
+  size_t cap;       /* 0, the chunk size (both recycled) or larger (malloc'd) */
+  alignas(max_align_t) unsigned char data[];
+};
+
+struct gexi_coll_am {
+  pthread_mutex_t lock; /* inbox and free lists */
+  struct gexi_cam_msg *head[GEXI_COLL_SLOTS], *tail[GEXI_COLL_SLOTS];
+  struct gexi_cam_msg *free_small, *free_chunk;
+  unsigned nfree_small, nfree_chunk;
+  /* read-only after init */
+  size_t chunk;   /* fragment size: the largest Medium every peer accepts */
+  unsigned radix; /* k of the k-nomial trees (GEX_COLL_RADIX) */
+  bool force;     /* GEX_COLL_FORCE_AM */
+};
+
+/* ---- records, inbox ------------------------------------------------------ */
+static struct gexi_cam_msg *msg_alloc(size_t nbytes) {
+  struct gexi_coll_am *c = gexi_ctx.coll_am;
+  size_t cap = nbytes == 0 ? 0 : nbytes <= c->chunk ? c->chunk : nbytes;
+  struct gexi_cam_msg *m = NULL;
+  if (cap <= c->chunk) {
+    pthread_mutex_lock(&c->lock);
+    if (cap == 0 && c->free_small) {
+      m = c->free_small;
+      c->free_small = m->next;
+      c->nfree_small--;
+    } else if (cap != 0 && c->free_chunk) {
+      m = c->free_chunk;
+      c->free_chunk = m->next;
+      c->nfree_chunk--;
+    }
+    pthread_mutex_unlock(&c->lock);
+  }
+  if (!m) {
+    m = malloc(sizeof *m + cap);
+    if (!m) gexi_fatal("out of memory");
+    m->cap = cap;
+  }
+  m->next = NULL;
+  return m;
+}
+
+static void msg_free(struct gexi_cam_msg *m) {
+  if (!m) return;
+  struct gexi_coll_am *c = gexi_ctx.coll_am;
+  pthread_mutex_lock(&c->lock);
+  if (m->cap == 0 && c->nfree_small < FREE_SMALL_MAX) {
+    m->next = c->free_small;
+    c->free_small = m;
+    c->nfree_small++;
+    m = NULL;
+  } else if (m->cap == c->chunk && c->nfree_chunk < FREE_CHUNK_MAX) {
+    m->next = c->free_chunk;
+    c->free_chunk = m;
+    c->nfree_chunk++;
+    m = NULL;
+  }
+  pthread_mutex_unlock(&c->lock);
+  free(m);
+}
+
+/* Handlers' common part: record the message in its slot's inbox. */
+static void enqueue(gex_AM_Arg_t slot, gex_AM_Arg_t seq, gex_AM_Arg_t tag, gex_AM_Arg_t src,
+                    const void *payload, size_t nbytes) {
+  struct gexi_coll_am *c = gexi_ctx.coll_am;
+  uint32_t s = (uint32_t)slot;
+  if (s >= GEXI_COLL_SLOTS) gexi_fatal("internal collective AM for team slot %u", (unsigned)s);
+  struct gexi_cam_msg *m = msg_alloc(nbytes);
+  m->seq = (uint32_t)seq;
+  m->tag = (uint32_t)tag;
+  m->src = (gex_Rank_t)src;
+  m->nbytes = (uint32_t)nbytes;
+  if (nbytes) memcpy(m->data, payload, nbytes);
+  pthread_mutex_lock(&c->lock);
+  if (c->tail[s])
+    c->tail[s]->next = m;
+  else
+    c->head[s] = m;
+  c->tail[s] = m;
+  pthread_mutex_unlock(&c->lock);
+}
+
+static void coll_short_handler(gex_Token_t tok, gex_AM_Arg_t slot, gex_AM_Arg_t seq,
+                               gex_AM_Arg_t tag, gex_AM_Arg_t src) {
+  (void)tok;
+  enqueue(slot, seq, tag, src, NULL, 0);
+}
+
+static void coll_medium_handler(gex_Token_t tok, void *buf, size_t nbytes, gex_AM_Arg_t slot,
+                                gex_AM_Arg_t seq, gex_AM_Arg_t tag, gex_AM_Arg_t src) {
+  (void)tok;
+  enqueue(slot, seq, tag, src, buf, nbytes);
+}
+
+/* Unlink and return the message (seq, tag, src) of the slot's inbox, or
+ * NULL if it has not arrived (src ANY_SRC: any sender). */
+static struct gexi_cam_msg *take(uint32_t slot, uint32_t seq, uint32_t tag, gex_Rank_t src) {
+  struct gexi_coll_am *c = gexi_ctx.coll_am;
+  pthread_mutex_lock(&c->lock);
+  struct gexi_cam_msg *prev = NULL, *m = c->head[slot];
+  for (; m; prev = m, m = m->next) {
+    if (m->seq != seq || m->tag != tag || (src != ANY_SRC && m->src != src)) continue;
+    if (prev)
+      prev->next = m->next;
+    else
+      c->head[slot] = m->next;
+    if (c->tail[slot] == m) c->tail[slot] = prev;
+    m->next = NULL;
+    break;
+  }
+  pthread_mutex_unlock(&c->lock);
+  return m;
+}
+
+void gexi_cam_slot_release(uint32_t slot) {
+  struct gexi_coll_am *c = gexi_ctx.coll_am;
+  pthread_mutex_lock(&c->lock);
+  struct gexi_cam_msg *m = c->head[slot];
+  c->head[slot] = c->tail[slot] = NULL;
+  pthread_mutex_unlock(&c->lock);
+#if GEX_CHECKS
+  if (m)
+    gexi_fatal("gex_TM_Destroy: internal error: a collective message (seq %u, tag %#x, from "
+               "team rank %u) is still buffered for the team",
+               (unsigned)m->seq, (unsigned)m->tag, (unsigned)m->src);
+#endif
+  while (m) {
+    struct gexi_cam_msg *nx = m->next;
+    msg_free(m);
+    m = nx;
+  }
+}
+
+/* ---- init, engine choice ---------------------------------------------------- */
+void gexi_coll_am_init(void) {
+  struct gexi_coll_am *c = calloc(1, sizeof *c);
+  if (!c) gexi_fatal("out of memory");
+  pthread_mutex_init(&c->lock, NULL);
+  c->chunk = gex_AM_LUBRequestMedium();
+  const char *s = getenv("GEX_COLL_FORCE_AM");
+  c->force = s && *s && strcmp(s, "0") != 0;
+  c->radix = 4;
+  s = getenv("GEX_COLL_RADIX");
+  if (s && *s) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v < 2 || v > 64)
+      gexi_fatal("GEX_COLL_RADIX=%s: must be an integer in [2, 64]", s);
+    c->radix = (unsigned)v;
+  }
+  gexi_ctx.coll_am = c;
+  gex_AM_Entry_t *h = gexi_ctx.ep.handlers;
+  h[GEXI_AMI_COLL_SHORT] = (gex_AM_Entry_t){GEXI_AMI_COLL_SHORT, (gex_AM_Fn_t)coll_short_handler,
+                                            GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 4, NULL,
+                                            "libgex collective (short)"};
+  h[GEXI_AMI_COLL_MEDIUM] = (gex_AM_Entry_t){
+      GEXI_AMI_COLL_MEDIUM, (gex_AM_Fn_t)coll_medium_handler,
+      GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_MEDIUM, 4, NULL, "libgex collective (medium)"};
+  /* Decide the primordial team's engine now, so that coll_path never
+   * changes once a team is visible to the client. */
+  gexi_coll_team_am(gexi_ctx.tm);
+}
+
+int gexi_coll_team_am(struct gexi_team *t) {
+  if (!t->coll_path) {
+    int am = gexi_ctx.coll_am->force;
+    for (gex_Rank_t i = 0; i < t->head.size && !am; i++) am = !t->peers[i].local;
+    t->coll_path = am ? GEXI_COLL_PATH_AM : GEXI_COLL_PATH_SHM;
+  }
+  return t->coll_path == GEXI_COLL_PATH_AM;
+}
+
+/* ---- sending ---------------------------------------------------------------- */
+static void send_short(struct gexi_team *t, gex_Rank_t to, uint32_t seq, uint32_t tag) {
+  gex_AM_Arg_t a[4] = {(gex_AM_Arg_t)t->slot, (gex_AM_Arg_t)seq, (gex_AM_Arg_t)tag,
+                       (gex_AM_Arg_t)t->head.rank};
+  gexi_AM_RequestShort(gexi_tm_handle(t), to, GEXI_AMI_COLL_SHORT, 0, 4, a);
+}
+
+/* The payload is copied (or sent) before the call returns. */
+static void send_medium(struct gexi_team *t, gex_Rank_t to, uint32_t seq, uint32_t tag,
+                        const void *p, size_t nbytes) {
+  gex_AM_Arg_t a[4] = {(gex_AM_Arg_t)t->slot, (gex_AM_Arg_t)seq, (gex_AM_Arg_t)tag,
+                       (gex_AM_Arg_t)t->head.rank};
+  gexi_AM_RequestMedium(gexi_tm_handle(t), to, GEXI_AMI_COLL_MEDIUM, p, nbytes, GEX_EVENT_NOW,
+                        0, 4, a);
+}
+
+/* ---- k-nomial trees ------------------------------------------------------------
+ * Over relative ranks v = (team rank - troot) mod n.  Write v in base k; if
+ * its lowest non-zero digit d sits at place value m, its parent is v - d*m
+ * and its subtree is [v, v+m) (the root's: everything).  Its children are
+ * v + d'*m' for every place value m' < m and digit d' in 1..k-1 (those
+ * below n), in increasing order; child c's subtree is [c, c+m').  So a
+ * subtree is a contiguous range of relative ranks and the children's
+ * ranges follow each other in order: folding 'mine op child1 op child2 ...'
+ * keeps rank order when troot is 0. */
+static uint64_t low_place(uint64_t v, uint64_t n, uint64_t k) {
+  uint64_t m = 1;
+  if (v == 0) {
+    while (m < n) m *= k;
+    return m;
+  }
+  while ((v / m) % k == 0) m *= k;
+  return m;
+}
+
+static gex_Rank_t span_of(uint64_t v, uint64_t n, uint64_t k) {
+  uint64_t m = low_place(v, n, k);
+  return (gex_Rank_t)(m < n - v ? m : n - v);
+}
+
+static gex_Rank_t rank_of(const struct gexi_Event *e, gex_Rank_t v) {
+  return (gex_Rank_t)(((uint64_t)v + e->troot) % e->t->head.size);
+}
+
+static void setup_tree(struct gexi_Event *e, gex_Rank_t troot) {
+  uint64_t n = e->t->head.size, k = gexi_ctx.coll_am->radix;
+  uint64_t v = ((uint64_t)e->t->head.rank + n - troot) % n;
+  e->troot = troot;
+  e->vrank = (gex_Rank_t)v;
+  uint64_t lm = low_place(v, n, k);
+  e->vparent = v == 0 ? GEX_RANK_INVALID : (gex_Rank_t)(v - ((v / lm) % k) * lm);
+  gex_Rank_t cnt = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    cnt = 0;
+    for (uint64_t m = 1; m < lm && v + m < n; m *= k)
+      for (uint64_t d = 1; d < k && v + d * m < n; d++) {
+        if (pass) {
+          e->kids[cnt] = (gex_Rank_t)(v + d * m);
+          e->kid_span[cnt] = (gex_Rank_t)(m < n - (v + d * m) ? m : n - (v + d * m));
+        }
+        cnt++;
+      }
+    if (pass == 0 && cnt) {
+      e->kids = malloc(2 * (size_t)cnt * sizeof *e->kids);
+      if (!e->kids) gexi_fatal("out of memory");
+      e->kid_span = e->kids + cnt;
+    }
+    if (cnt == 0) break;
+  }
+  e->nkids = cnt;
+}
+
+/* ---- state machines ---------------------------------------------------------- */
+static size_t chunk(void) { return gexi_ctx.coll_am->chunk; }
+
+static GEXI_NORETURN void mismatch(const struct gexi_Event *e, const struct gexi_cam_msg *m,
+                                   size_t want) {
+  static const char *const names[] = {"?", "gex_Coll_BarrierNB", "gex_Coll_BroadcastNB",
+                                      "gex_Coll_Reduce*NB", "team construction"};
+  gexi_fatal("%s: team rank %u sent %u bytes where %zu were expected: the collective's "
+             "arguments (size, count, type or root) differ between the members",
+             names[e->ckind], (unsigned)m->src, (unsigned)m->nbytes, want);
+}
+
+/* Byte range of down-phase fragment g in dst. */
+static void frag_range(const struct gexi_Event *e, size_t g, size_t *off, size_t *len) {
+  size_t c = chunk();
+  if (e->ckind == GEXI_COLL_REDUCE) {
+    size_t r = g / e->nfrag, f = g % e->nfrag, first = r * e->per_round;
+    size_t cnt = e->dt_cnt - first < e->per_round ? e->dt_cnt - first : e->per_round;
+    size_t rbytes = cnt * e->dt_sz;
+    *off = r * e->rb + f * c;
+    *len = rbytes - f * c < c ? rbytes - f * c : c;
+  } else {
+    size_t total = e->ckind == GEXI_COLL_GATHER ? e->nbytes * e->t->head.size : e->nbytes;
+    *off = g * c;
+    *len = total - *off < c ? total - *off : c;
+  }
+}
+
+static void start(struct gexi_Event *e) {
+  struct gexi_team *t = e->t;
+  gex_Rank_t n = t->head.size, me = t->head.rank;
+  size_t c = chunk(), frags = 0;
+  switch (e->ckind) {
+    case GEXI_COLL_BARRIER:
+      e->nrounds = 0;
+      while (((uint64_t)1 << e->nrounds) < n) e->nrounds++;
+      e->round = 0;
+      e->phase = 0;
+      return;
+    case GEXI_COLL_BCAST:
+      setup_tree(e, e->root);
+      frags = (e->nbytes + c - 1) / c;
+      e->nrounds = e->vrank == 0; /* up phase: the root's sends */
+      e->down_total = e->vrank == 0 ? 0 : frags;
+      break;
+    case GEXI_COLL_REDUCE: {
+      bool all = e->root == GEX_RANK_INVALID;
+      setup_tree(e, all || e->op == GEX_OP_USER_NC ? 0 : e->root);
+      if (e->dt_sz <= c) {
+        e->per_round = c / e->dt_sz;
+        e->nfrag = 1;
+      } else {
+        e->per_round = 1;
+        e->nfrag = (e->dt_sz + c - 1) / c;
+      }
+      e->rb = e->per_round * e->dt_sz;
+      e->nrounds = (e->dt_cnt + e->per_round - 1) / e->per_round;
+      frags = e->nrounds * e->nfrag;
+      /* Who receives a down phase: every non-root of ReduceToAll; the root
+       * of a ReduceToOne whose tree is rooted elsewhere (USER_NC). */
+      e->down_total =
+          (all && e->vrank != 0) || (!all && e->troot != e->root && me == e->root) ? frags : 0;
+      break;
+    }
+    case GEXI_COLL_GATHER:
+      setup_tree(e, 0);
+      frags = (e->nbytes * n + c - 1) / c;
+      e->nrounds = 1;
+      e->down_total = e->vrank == 0 ? 0 : frags;
+      memcpy((char *)e->dst + (size_t)me * e->nbytes, e->src, e->nbytes);
+      break;
+    default: break;
+  }
+  if (frags > TAG_INDEX_MAX)
+    gexi_fatal("collective of %zu fragments: too large (at most %u)", frags,
+               (unsigned)TAG_INDEX_MAX);
+}
+
+static int step_barrier(struct gexi_Event *e) {
+  struct gexi_team *t = e->t;
+  int moved = 0;
+  while (e->round < e->nrounds) {
+    uint32_t tag = TAG_BAR | (uint32_t)e->round;
+    if (!e->phase) {
+      send_short(t, (gex_Rank_t)(((uint64_t)t->head.rank + ((uint64_t)1 << e->round)) %
+                                 t->head.size),
+                 e->seq, tag);
+      e->phase = 1;
+      moved = 1;
+    }
+    struct gexi_cam_msg *m = take(t->slot, e->seq, tag, ANY_SRC);
+    if (!m) return moved;
+    msg_free(m);
+    e->round++;
+    e->phase = 0;
+    moved = 1;
+  }
+  e->done = 1;
+  return 1;
+}
+
+/* Send rbytes at p to team rank 'to' as fragments (tag kind | first + f). */
+static void send_frags(struct gexi_Event *e, gex_Rank_t to, uint32_t kind, size_t first,
+                       const unsigned char *p, size_t rbytes) {
+  size_t c = chunk();
+  for (size_t off = 0, f = 0; off < rbytes; off += c, f++)
+    send_medium(e->t, to, e->seq, kind | (uint32_t)(first + f), p + off,
+                rbytes - off < c ? rbytes - off : c);
+}
+
+/* Broadcast root: everything goes out at once, fragment by fragment to
+ * every child (the transport's flow control paces it). */
+static void up_bcast(struct gexi_Event *e) {
+  size_t frags = (e->nbytes + chunk() - 1) / chunk();
+  for (size_t g = 0; g < frags; g++) {
+    size_t off, len;
+    frag_range(e, g, &off, &len);
+    for (gex_Rank_t i = 0; i < e->nkids; i++)
+      send_medium(e->t, rank_of(e, e->kids[i]), e->seq, TAG_DOWN | (uint32_t)g,
+                  (const char *)e->src + off, len);
+  }
+  if (e->dst != e->src && e->nbytes) memcpy(e->dst, e->src, e->nbytes);
+  e->up_round = 1;
+}
+
+/* Reduce, up phase: per round, my elements, then each child's partial
+ * result in child order, folded as acc = acc op child (left operand =
+ * lower ranks); then to the parent, or at the tree root into dst / down. */
+static int up_reduce(struct gexi_Event *e, int *moved) {
+  struct gexi_team *t = e->t;
+  bool all = e->root == GEX_RANK_INVALID;
+  size_t c = chunk();
+  while (e->up_round < e->nrounds) {
+    size_t r = e->up_round, first = r * e->per_round;
+    size_t cnt = e->dt_cnt - first < e->per_round ? e->dt_cnt - first : e->per_round;
+    size_t rbytes = cnt * e->dt_sz;
+    if (!e->acc) {
+      e->acc = msg_alloc(e->rb);
+      memcpy(e->acc->data, (const char *)e->src + first * e->dt_sz, rbytes);
+      e->up_kid = 0;
+      e->up_frag = 0;
+      *moved = 1;
+    }
+    while (e->up_kid < e->nkids) {
+      gex_Rank_t kid = rank_of(e, e->kids[e->up_kid]);
+      struct gexi_cam_msg *op;
+      if (e->nfrag == 1) {
+        op = take(t->slot, e->seq, TAG_UP | (uint32_t)r, kid);
+        if (!op) return 0;
+        if (op->nbytes != rbytes) mismatch(e, op, rbytes);
+      } else {
+        if (!e->asmb) e->asmb = msg_alloc(e->rb);
+        while (e->up_frag < e->nfrag) {
+          struct gexi_cam_msg *m =
+              take(t->slot, e->seq, TAG_UP | (uint32_t)(r * e->nfrag + e->up_frag), kid);
+          if (!m) return 0;
+          size_t want = rbytes - e->up_frag * c < c ? rbytes - e->up_frag * c : c;
+          if (m->nbytes != want) mismatch(e, m, want);
+          memcpy(e->asmb->data + e->up_frag * c, m->data, m->nbytes);
+          msg_free(m);
+          e->up_frag++;
+          *moved = 1;
+        }
+        op = e->asmb;
+        e->asmb = NULL;
+        e->up_frag = 0;
+      }
+      gexi_coll_combine(e, e->acc->data, op->data, cnt);
+      msg_free(e->acc);
+      e->acc = op;
+      e->up_kid++;
+      *moved = 1;
+    }
+    unsigned char *d = (unsigned char *)e->dst + first * e->dt_sz;
+    if (e->vrank != 0) {
+      send_frags(e, rank_of(e, e->vparent), TAG_UP, r * e->nfrag, e->acc->data, rbytes);
+    } else if (all) {
+      memcpy(d, e->acc->data, rbytes);
+      for (gex_Rank_t i = 0; i < e->nkids; i++)
+        send_frags(e, rank_of(e, e->kids[i]), TAG_DOWN, r * e->nfrag, d, rbytes);
+    } else if (t->head.rank == e->root) {
+      memcpy(d, e->acc->data, rbytes);
+    } else { /* USER_NC tree rooted at 0: forward to the real root */
+      send_frags(e, e->root, TAG_DOWN, r * e->nfrag, e->acc->data, rbytes);
+    }
+    msg_free(e->acc);
+    e->acc = NULL;
+    e->up_round++;
+    *moved = 1;
+  }
+  return 1;
+}
+
+/* Gather (team construction): records of the subtree, then up; the tree
+ * root sends the whole array down. */
+static int up_gather(struct gexi_Event *e, int *moved) {
+  struct gexi_team *t = e->t;
+  size_t c = chunk(), rs = e->nbytes;
+  uint64_t n = t->head.size, k = gexi_ctx.coll_am->radix;
+  if (e->up_round) return 1;
+  while (e->up_kid < e->nkids) {
+    gex_Rank_t kid = e->kids[e->up_kid]; /* troot 0: relative = team rank */
+    size_t bytes = (size_t)e->kid_span[e->up_kid] * rs;
+    while (e->up_frag * c < bytes) {
+      struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_UP | (uint32_t)e->up_frag, kid);
+      if (!m) return 0;
+      size_t want = bytes - e->up_frag * c < c ? bytes - e->up_frag * c : c;
+      if (m->nbytes != want) mismatch(e, m, want);
+      memcpy((char *)e->dst + (size_t)kid * rs + e->up_frag * c, m->data, m->nbytes);
+      msg_free(m);
+      e->up_frag++;
+      *moved = 1;
+    }
+    e->up_frag = 0;
+    e->up_kid++;
+  }
+  unsigned char *d = e->dst;
+  if (e->vrank != 0) {
+    send_frags(e, e->vparent, TAG_UP, 0, d + (size_t)e->vrank * rs,
+               (size_t)span_of(e->vrank, n, k) * rs);
+  } else {
+    for (gex_Rank_t i = 0; i < e->nkids; i++)
+      send_frags(e, e->kids[i], TAG_DOWN, 0, d, (size_t)n * rs);
+  }
+  e->up_round = 1;
+  *moved = 1;
+  return 1;
+}
+
+/* Down phase: fragments from the parent (or, for a USER_NC ReduceToOne,
+ * from team rank 0) into dst, forwarded to the children unless this is
+ * that forward. */
+static int down(struct gexi_Event *e, int *moved) {
+  struct gexi_team *t = e->t;
+  bool fwd = !(e->ckind == GEXI_COLL_REDUCE && e->root != GEX_RANK_INVALID);
+  while (e->down_frag < e->down_total) {
+    size_t g = e->down_frag, off, len;
+    struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_DOWN | (uint32_t)g, ANY_SRC);
+    if (!m) return 0;
+    frag_range(e, g, &off, &len);
+    if (m->nbytes != len) mismatch(e, m, len);
+    memcpy((char *)e->dst + off, m->data, len);
+    if (fwd)
+      for (gex_Rank_t i = 0; i < e->nkids; i++)
+        send_medium(t, rank_of(e, e->kids[i]), e->seq, TAG_DOWN | (uint32_t)g, m->data, len);
+    msg_free(m);
+    e->down_frag++;
+    *moved = 1;
+  }
+  return 1;
+}
+
+int gexi_cam_step(struct gexi_Event *e) {
+  int moved = 0;
+  if (!e->am_started) {
+    start(e);
+    e->am_started = true;
+    moved = 1;
+  }
+  if (e->ckind == GEXI_COLL_BARRIER) return step_barrier(e) | moved;
+  int up_done = 1;
+  switch (e->ckind) {
+    case GEXI_COLL_BCAST:
+      if (e->up_round < e->nrounds) {
+        up_bcast(e);
+        moved = 1;
+      }
+      break;
+    case GEXI_COLL_REDUCE: up_done = up_reduce(e, &moved); break;
+    case GEXI_COLL_GATHER: up_done = up_gather(e, &moved); break;
+    default: break;
+  }
+  int down_done = down(e, &moved);
+  if (up_done && down_done) {
+    free(e->kids);
+    e->kids = e->kid_span = NULL;
+    msg_free(e->acc);
+    msg_free(e->asmb);
+    e->acc = e->asmb = NULL;
+    e->done = 1;
+    moved = 1;
+  }
+  return moved;
+}

@@ -1,0 +1,37 @@
+/* coll/coll_am.h -- the transport-agnostic collectives engine (Active
+ * Messages only); see docs/collectives.md, "The AM engine".
+ *
+ * coll/coll.c owns the team queues and the collective lock and calls in
+ * here for every event of a team whose coll_path is GEXI_COLL_PATH_AM.
+ */
+#ifndef GEXI_COLL_AM_H
+#define GEXI_COLL_AM_H
+
+#include "core/event.h"
+
+enum { GEXI_COLL_PATH_SHM = 1, GEXI_COLL_PATH_AM = 2 };
+
+/* Team slots per process: the slot of a team is agreed by its members at
+ * creation and names the team in every AM of the engine. */
+#define GEXI_COLL_SLOTS 64
+
+/* Which engine t uses; decides (and records in t->coll_path) on first use:
+ * shared memory when every member is on this node and GEX_COLL_FORCE_AM is
+ * not set, the AM engine otherwise. */
+int gexi_coll_team_am(struct gexi_team *t);
+
+/* Advance e, the head of its team's queue (collective lock held); sets
+ * e->done at completion.  Returns non-zero if anything moved.  Sends AMs
+ * (which may poll when a queue is full) but never holds the engine's
+ * buffer lock while doing so. */
+int gexi_cam_step(struct gexi_Event *e);
+
+/* Team destruction: the slot's buffers must be empty (every message sent to
+ * this process for a team is consumed by one of its collectives here). */
+void gexi_cam_slot_release(uint32_t slot);
+
+/* Allgather of one rs-byte record per member of an AM-engine team p
+ * (coll/coll.c; blocking, collective over p like any collective of p). */
+void gexi_coll_allgather(struct gexi_team *p, const void *mine, void *all, size_t rs);
+
+#endif

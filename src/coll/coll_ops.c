@@ -1,0 +1,59 @@
+/* coll/coll_ops.c -- reduction kernels (built-in types and operators, user
+ * operations), shared by the shared-memory and the AM collectives engines. */
+#include "coll/coll_ops.h"
+
+/* ---- reduction operators ----------------------------------------------- */
+#define GEXI_RED_INT(T, UT)                                                        \
+  do {                                                                             \
+    const T *a = left;                                                             \
+    T *b = out;                                                                    \
+    switch (op) {                                                                  \
+      case GEX_OP_ADD: for (size_t i = 0; i < n; i++) b[i] = (T)((UT)a[i] + (UT)b[i]); break; \
+      case GEX_OP_MULT: for (size_t i = 0; i < n; i++) b[i] = (T)((UT)a[i] * (UT)b[i]); break; \
+      case GEX_OP_MIN: for (size_t i = 0; i < n; i++) b[i] = a[i] < b[i] ? a[i] : b[i]; break; \
+      case GEX_OP_MAX: for (size_t i = 0; i < n; i++) b[i] = a[i] > b[i] ? a[i] : b[i]; break; \
+      case GEX_OP_AND: for (size_t i = 0; i < n; i++) b[i] = a[i] & b[i]; break;   \
+      case GEX_OP_OR: for (size_t i = 0; i < n; i++) b[i] = a[i] | b[i]; break;    \
+      case GEX_OP_XOR: for (size_t i = 0; i < n; i++) b[i] = a[i] ^ b[i]; break;   \
+      default: break;                                                              \
+    }                                                                              \
+  } while (0)
+#define GEXI_RED_FP(T)                                                             \
+  do {                                                                             \
+    const T *a = left;                                                             \
+    T *b = out;                                                                    \
+    switch (op) {                                                                  \
+      case GEX_OP_ADD: for (size_t i = 0; i < n; i++) b[i] = a[i] + b[i]; break;   \
+      case GEX_OP_MULT: for (size_t i = 0; i < n; i++) b[i] = a[i] * b[i]; break;  \
+      case GEX_OP_MIN: for (size_t i = 0; i < n; i++) b[i] = a[i] < b[i] ? a[i] : b[i]; break; \
+      case GEX_OP_MAX: for (size_t i = 0; i < n; i++) b[i] = a[i] > b[i] ? a[i] : b[i]; break; \
+      default: break;                                                              \
+    }                                                                              \
+  } while (0)
+
+/* out[i] = left[i] op out[i] for n elements. */
+void gexi_coll_combine(const struct gexi_Event *e, const void *left, void *out, size_t n) {
+  gex_OP_t op = e->op;
+  if (op == GEX_OP_USER || op == GEX_OP_USER_NC) {
+    e->user_op(left, out, n, e->user_cdata);
+    return;
+  }
+  switch (e->dt) {
+    case GEX_DT_I32: GEXI_RED_INT(int32_t, uint32_t); break;
+    case GEX_DT_U32: GEXI_RED_INT(uint32_t, uint32_t); break;
+    case GEX_DT_I64: GEXI_RED_INT(int64_t, uint64_t); break;
+    case GEX_DT_U64: GEXI_RED_INT(uint64_t, uint64_t); break;
+    case GEX_DT_FLT: GEXI_RED_FP(float); break;
+    case GEX_DT_DBL: GEXI_RED_FP(double); break;
+    default: break;
+  }
+}
+
+size_t gexi_coll_builtin_size(gex_DT_t dt) {
+  switch (dt) {
+    case GEX_DT_I32: case GEX_DT_U32: case GEX_DT_FLT: return 4;
+    case GEX_DT_I64: case GEX_DT_U64: case GEX_DT_DBL: return 8;
+    default: return 0;
+  }
+}
+
