@@ -100,6 +100,10 @@ struct gexi_context {
   gex_Rank_t nbrhd_size, nbrhd_index;
   gex_Rank_t nbrhd_count, nbrhd_rank; /* set of neighbourhoods in the job */
   gex_Rank_t *local_index;             /* jobrank -> index in nbrhd, or INVALID */
+  /* Host: same machine and network namespace (a neighbourhood is a host, or
+   * a part of one under GEX_SUPERNODE_MAXSIZE). */
+  gex_Rank_t *host_jobranks;
+  gex_Rank_t host_size, host_index, host_count, host_rank;
 
   struct gexi_Client client;
   struct gexi_EP ep;

@@ -42,5 +42,7 @@ gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
   if (!gexi_tls.in_access_region)
     gexi_fatal("gex_NBI_EndAccessRegion: no access region is open on this thread");
   gexi_tls.in_access_region = 0;
-  return GEX_EVENT_INVALID; /* every operation of the region is already complete */
+  /* On-node operations of the region are already complete; network ones are
+   * covered by the transport's region event. */
+  return gexi_ctx.net ? gexi_ctx.net->region_event() : GEX_EVENT_INVALID;
 }

@@ -39,6 +39,7 @@ enum {
   OFI_OP_WAIT = 1,  /* someone spins on 'done' (blocking op, stack context) */
   OFI_OP_EVENT,     /* NB operation: the op is the gex_Event_t (heap) */
   OFI_OP_FREE,      /* nobody waits: release bounce/tmp_mr and free the op */
+  OFI_OP_REGION,    /* access-region event: done when the counters reach the targets */
 };
 
 #include "core/event.h" /* GEXI_EV_NET */
@@ -57,6 +58,7 @@ struct ofi_op {
   void *bounce;              /* pool buffer to return on completion, or NULL */
   void *copy_to;             /* Get through a bounce buffer: copy here ... */
   size_t copy_len;           /* ... this many bytes on completion */
+  uint64_t w_target, r_target; /* OFI_OP_REGION: writes/reads posted at its end */
   struct fi_context2 fctx;
 };
 
@@ -186,6 +188,7 @@ void gexi_ofi_write_sync(gex_Rank_t jobrank, void *dest, const void *src, size_t
 /* Wait, polling 'what', until op->done. */
 void gexi_ofi_wait_op(struct ofi_op *op, int what);
 int gexi_ofi_event_done_ev(gex_Event_t e, int *moved);
+gex_Event_t gexi_ofi_region_event(void);
 
 /* ---- ofi_am.c ---- */
 int gexi_ofi_am_send(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,

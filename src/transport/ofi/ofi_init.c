@@ -132,6 +132,7 @@ static const struct gexi_net_ops ofi_ops = {
     .get = gexi_ofi_get,
     .nbi_test = gexi_ofi_nbi_test,
     .event_done = gexi_ofi_event_done_ev,
+    .region_event = gexi_ofi_region_event,
     .seg_register = gexi_ofi_seg_register,
     .seg_peer = gexi_ofi_seg_peer,
 };

@@ -213,9 +213,35 @@ int gexi_ofi_nbi_test(gex_EC_t mask) {
   return pending;
 }
 
+/* Have the counters caught up with these totals? */
+static int counters_reached(uint64_t w, uint64_t r) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  return (!w || cntr_value(o->wcntr, "put") >= w) && (!r || cntr_value(o->rcntr, "get") >= r);
+}
+
+/* The event of an access region: the region's NBI operations were counted
+ * like all others, so it completes once the counters reach the totals
+ * posted when the region ended (conservative: later and other threads'
+ * operations posted before that point are waited for too). */
+gex_Event_t gexi_ofi_region_event(void) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  uint64_t w = atomic_load_explicit(&o->writes_posted, memory_order_relaxed);
+  uint64_t r = atomic_load_explicit(&o->reads_posted, memory_order_relaxed);
+  if (counters_reached(w, r)) return GEX_EVENT_INVALID;
+  struct ofi_op *op = op_new(OFI_OP_REGION);
+  op->w_target = w;
+  op->r_target = r;
+  return (gex_Event_t)(void *)op;
+}
+
 int gexi_ofi_event_done_ev(gex_Event_t e, int *moved) {
   struct ofi_op *op = (struct ofi_op *)(void *)e;
   *moved = 0;
+  if (op->kind == OFI_OP_REGION) {
+    if (counters_reached(op->w_target, op->r_target)) return 1;
+    *moved = gexi_ofi_poll(GEXI_POLL_ALL);
+    return counters_reached(op->w_target, op->r_target);
+  }
   if (atomic_load_explicit(&op->done, memory_order_acquire)) return 1;
   *moved = gexi_ofi_poll(GEXI_POLL_ALL);
   return atomic_load_explicit(&op->done, memory_order_acquire);
