@@ -9,6 +9,7 @@
 #               parent of the ranks there)
 #   sigterm     SIGTERM to gexrun while the ranks wait (fault_prog
 #               kill_gexrun mode): every rank ends, gexrun exits 143
+#   kill_gexrun kill -9 gexrun itself: the proxies and all ranks must go
 #
 # Checks: gexrun ends within END_BOUND s of the fault with the expected
 # status (non-zero; 143 for sigterm); its message names the rank or the host;
@@ -45,7 +46,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 case "$mode" in
   kill_rank) pmode=kill_rank ;;
   kill_proxy) pmode=kill_rank ;;
-  sigterm) pmode=kill_gexrun ;;
+  sigterm|kill_gexrun) pmode=kill_gexrun ;;
   *) echo "fault2hosts.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
 
@@ -76,6 +77,7 @@ case "$mode" in
     fi
     ;;
   sigterm) kill -TERM "$gpid" ;;
+  kill_gexrun) kill -9 "$gpid" ;;
 esac
 
 # gexrun must end within the bound.
@@ -121,6 +123,9 @@ case "$mode" in
     if grep -E '^gexrun: (rank [0-9]+ \(|lost host)' "$out" >/dev/null; then
       problem "an exit caused by the signal was reported as a death"
     fi
+    ;;
+  kill_gexrun)
+    [ "$grc" = 137 ] || problem "gexrun exited with status $grc, expected 137 (killed)"
     ;;
 esac
 

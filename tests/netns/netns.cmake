@@ -13,8 +13,9 @@
 #   to 2, EXPECT to --pass (exit 0 and a PASS line), TIMEOUT to
 #   GEX_TEST_TIMEOUT.  @NS1@/@NS2@ in ARGS, GEXRUN_ARGS and EXPECT become the
 #   namespace names.  ENV entries are added to the test's environment
-#   (gexrun forwards GEX_*, GASNET_* and FI_* to the other host); a value may
-#   inside a value as '\\;', e.g. ENV "GEX_OFI_PROVIDER=tcp\\;ofi_rxm".
+#   (gexrun forwards GEX_*, GASNET_* and FI_* to the other host); a value
+#   may contain ';' when each variable is one quoted argument, e.g.
+#   ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm".
 #   POST: a command run with the job's output file as last argument, which
 #   must succeed too.  Labels: multihost plus LABELS.
 #
@@ -26,7 +27,7 @@
 set(GEX_NETNS_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 function(gex_add_netns_test tname prog)
-  # PARSE_ARGV keeps an escaped ';' inside a value (ENV, EXPECT patterns)
+  # PARSE_ARGV keeps a ';' inside one argument (ENV values, EXPECT patterns)
   cmake_parse_arguments(PARSE_ARGV 2 T "" "RANKS_PER_HOST;TIMEOUT;POST"
                         "ENV;LABELS;ARGS;GEXRUN_ARGS;EXPECT")
   if(NOT T_RANKS_PER_HOST)
@@ -87,8 +88,8 @@ gex_add_netns_test(mh_exit_blockuntil t_exit RANKS_PER_HOST 2 LABELS exit ARGS b
 gex_add_netns_test(mh_exit_handler t_exit RANKS_PER_HOST 2 LABELS exit ARGS handler
   EXPECT --status 5 --grep "^EXITING rank 3")
 
-# ---- faults: a remote rank dies, the proxy dies, SIGTERM to gexrun -------------
-foreach(m kill_rank kill_proxy sigterm)
+# ---- faults: a remote rank dies, the proxy dies, SIGTERM to gexrun, gexrun dies --
+foreach(m kill_rank kill_proxy sigterm kill_gexrun)
   gex_add_driver_test(mh_fault_${m} LABELS "multihost;fault" TIMEOUT 60
     COMMAND ${GEX_BASH} ${GEX_NETNS_DIR}/fault2hosts.sh $<TARGET_FILE:gexrun> 2
             $<TARGET_FILE:fault_prog> ${m})

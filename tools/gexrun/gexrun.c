@@ -932,6 +932,9 @@ static void boot_timeout(void) {
   fprintf(stderr, "gexrun: bootstrap timed out after %d s: %s; ending the job\n", job.boot_timeout,
           msg);
   fail_job(first, "did not start in time (bootstrap timeout)");
+  /* A remote shell whose proxy never answered will not pass anything on. */
+  for (int i = 0; i < job.nhosts; i++)
+    if (job.hosts[i].alive && !job.hosts[i].hello) kill(job.hosts[i].pid, SIGKILL);
 }
 
 /* ---- main ---- */

@@ -246,8 +246,10 @@ int gx_proxy_main(void) {
   struct pollfd *pfd = NULL;
   int *who = NULL;
   size_t cap = 0;
-  /* Run until every rank is reported and the reports are written. */
-  while ((!p->started && p->up.rfd >= 0) || p->nalive > 0 || gx_link_pending(&p->up)) {
+  /* Run until every rank is reported and the reports are written (when
+   * gexrun is gone, only until every rank is reaped). */
+  while ((!p->started && p->up.rfd >= 0) || p->nalive > 0 ||
+         (!p->orphaned && gx_link_pending(&p->up))) {
     size_t need = 2 + 3 * (size_t)p->count;
     if (need > cap) {
       free(pfd);
