@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/netns/fault2hosts.sh -- faults in a job on two "hosts" (network
-# namespaces, GEX_RSH="ip netns exec"): the whole job must end.
+# namespaces, GEX_RSH="ip netns exec", or $GEX_NETNS_RSH if set): the whole
+# job must end.
 #
 # usage: fault2hosts.sh <gexrun> <ranks-per-host> <fault_prog> <mode>
 #   kill_rank   kill -9 the last rank (on the second host) while every rank
@@ -50,7 +51,7 @@ case "$mode" in
   *) echo "fault2hosts.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
 
-GEX_RSH="ip netns exec" "$gexrun" -n "$n" --hosts "$ns1:$k,$ns2:$k" "$prog" "$pmode" "$token" \
+GEX_RSH=${GEX_NETNS_RSH:-ip netns exec} "$gexrun" -n "$n" --hosts "$ns1:$k,$ns2:$k" "$prog" "$pmode" "$token" \
   >"$out" 2>&1 &
 gpid=$!
 

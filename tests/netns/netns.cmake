@@ -64,6 +64,11 @@ foreach(t t_rma t_am_medium t_barrier)
   gex_add_netns_test(mh_${t} ${t} RANKS_PER_HOST 2 LABELS conformance)
 endforeach()
 
+# ---- an ssh-like remote shell (command joined and run by a shell, which stays
+# between the remote shell and the proxy) -------------------------------------
+gex_add_netns_test(mh_fake_ssh t_am_medium RANKS_PER_HOST 2
+  ENV "GEX_NETNS_RSH=${GEX_BASH} ${GEX_NETNS_DIR}/fake_ssh.sh")
+
 # ---- -l: every line of every rank labelled, lines never mixed -------------------
 gex_add_netns_test(mh_label ${GEX_BASH} RANKS_PER_HOST 2 GEXRUN_ARGS -l
   ARGS ${GEX_NETNS_DIR}/print_lines.sh 40 9000
@@ -93,6 +98,15 @@ foreach(m kill_rank kill_proxy sigterm kill_gexrun)
   gex_add_driver_test(mh_fault_${m} LABELS "multihost;fault" TIMEOUT 60
     COMMAND ${GEX_BASH} ${GEX_NETNS_DIR}/fault2hosts.sh $<TARGET_FILE:gexrun> 2
             $<TARGET_FILE:fault_prog> ${m})
+endforeach()
+# the same through the ssh-like remote shell: a shell stays between the remote
+# shell process and the proxy, which must notice gexrun's end by EOF
+foreach(m kill_proxy kill_gexrun)
+  gex_add_driver_test(mh_fault_${m}_ssh LABELS "multihost;fault" TIMEOUT 60
+    COMMAND ${GEX_BASH} ${GEX_NETNS_DIR}/fault2hosts.sh $<TARGET_FILE:gexrun> 2
+            $<TARGET_FILE:fault_prog> ${m})
+  set_property(TEST mh_fault_${m}_ssh APPEND PROPERTY ENVIRONMENT
+    "GEX_NETNS_RSH=${GEX_BASH} ${GEX_NETNS_DIR}/fake_ssh.sh")
 endforeach()
 
 # ---- bootstrap timeout ----------------------------------------------------------

@@ -7,6 +7,8 @@
 # Creates two namespaces (netns.sh up, names unique to this run), runs
 #   GEX_RSH="ip netns exec" expect.sh <options> -- \
 #       gexrun -n 2K --hosts NS1:K,NS2:K prog args
+# (GEX_NETNS_RSH, if set, replaces "ip netns exec"; it must treat host
+# names as namespaces)
 # and deletes the namespaces again, whatever happens.  gexrun's own options
 # (for example -l) can be put first in "prog args": everything after -- goes
 # to gexrun after --hosts.  In all arguments, @NS1@ and @NS2@ are replaced by
@@ -54,7 +56,7 @@ for a in "$@"; do
   prog+=("${a//@NS2@/$ns2}")
 done
 
-GEX_RSH="ip netns exec" bash "$here/../expect.sh" ${expect_args[@]+"${expect_args[@]}"} -- \
+GEX_RSH=${GEX_NETNS_RSH:-ip netns exec} bash "$here/../expect.sh" ${expect_args[@]+"${expect_args[@]}"} -- \
   "$gexrun" -n $((2 * k)) --hosts "$ns1:$k,$ns2:$k" "${prog[@]}" >"$out" 2>&1
 rc=$?
 cat "$out"
