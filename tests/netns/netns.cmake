@@ -137,3 +137,16 @@ gex_add_driver_test(mh_unknown_host LABELS multihost TIMEOUT 20
           -- $<TARGET_FILE:gexrun> -n 4 --hosts localhost:2,gex-no-such-netns:2
           $<TARGET_FILE:t_barrier> @TOKEN@)
 set_property(TEST mh_unknown_host APPEND PROPERTY ENVIRONMENT "GEX_RSH=ip netns exec")
+
+# ---- placement rule (no host is reached: GEX_RSH=false; the verbose log shows it)
+gex_add_driver_test(mh_placement LABELS multihost TIMEOUT 20
+  COMMAND ${GEX_BASH} ${GEX_EXPECT} --nonzero --within 5
+          --grep "^gexrun: host gexa: ranks 0-0 through 'false gexa "
+          --grep "^gexrun: host gexb: ranks 1-2 through 'false gexb "
+          --grep "^gexrun: host gexc: ranks 3-4 through 'false gexc "
+          -- $<TARGET_FILE:gexrun> -n 5 --hosts gexa:1,gexb,gexc $<TARGET_FILE:t_barrier> @TOKEN@)
+set_property(TEST mh_placement APPEND PROPERTY ENVIRONMENT "GEX_RSH=false" "GEXRUN_VERBOSE=1")
+gex_add_driver_test(mh_placement_short LABELS multihost TIMEOUT 20
+  COMMAND ${GEX_BASH} ${GEX_EXPECT} --status 2 --within 5
+          --grep "^gexrun: the hosts have 4 slot\\(s\\) for 5 ranks"
+          -- $<TARGET_FILE:gexrun> -n 5 --hosts gexa:1,gexb $<TARGET_FILE:t_barrier> @TOKEN@)
