@@ -250,7 +250,7 @@ int gx_proxy_main(void) {
    * gexrun is gone, only until every rank is reaped). */
   while ((!p->started && p->up.rfd >= 0) || p->nalive > 0 ||
          (!p->orphaned && gx_link_pending(&p->up))) {
-    size_t need = 2 + 3 * (size_t)p->count;
+    size_t need = 3 + 3 * (size_t)p->count; /* signals, link in and out, 3 per rank */
     if (need > cap) {
       free(pfd);
       free(who);
