@@ -150,3 +150,8 @@ gex_add_driver_test(mh_placement_short LABELS multihost TIMEOUT 20
   COMMAND ${GEX_BASH} ${GEX_EXPECT} --status 2 --within 5
           --grep "^gexrun: the hosts have 4 slot\\(s\\) for 5 ranks"
           -- $<TARGET_FILE:gexrun> -n 5 --hosts gexa:1,gexb $<TARGET_FILE:t_barrier> @TOKEN@)
+
+# ---- the working directory is missing on the remote host: a clear message -----
+gex_add_driver_test(mh_cwd_missing LABELS multihost TIMEOUT 30
+  COMMAND ${GEX_BASH} ${GEX_NETNS_DIR}/cwd_missing.sh $<TARGET_FILE:gexrun>
+          $<TARGET_FILE:t_barrier>)
