@@ -123,7 +123,11 @@ static void set_deadline(int ms) {
 static void rank_list(const int *rs, int n, char *buf, size_t len) {
   size_t o = 0;
   buf[0] = 0;
-  for (int i = 0; i < n && o + 24 < len; i++) {
+  for (int i = 0; i < n; i++) {
+    if (o + 28 >= len) { /* no room for another entry */
+      snprintf(buf + o, len - o, ",...");
+      return;
+    }
     int j = i;
     while (j + 1 < n && rs[j + 1] == rs[j] + 1) j++;
     if (j >= i + 2) o += (size_t)snprintf(buf + o, len - o, "%s%d-%d", i ? "," : "", rs[i], rs[j]);
