@@ -103,12 +103,13 @@ int main(int argc, char **argv) {
   CHECK(max_req == gex_AM_MaxRequestMedium(T.tm, (me + n - 1) % n, GEX_EVENT_NOW, 0, 1));
   test_log0("MaxRequestMedium %zu, MaxReplyMedium %zu (16 args: %zu, %zu)", max_req, max_rep,
             max_req16, max_rep16);
-  test_barrier(); /* the handlers use the limits: no Request before every rank has them */
 
   size_t top = max_req > max_rep ? max_req : max_rep;
   rep_buf = malloc(top + 1);
   unsigned char *buf = malloc(top + 1);
   seen = calloc(top + 1, 1);
+  /* the handlers use the limits and buffers: no Request before every rank has them */
+  test_barrier();
   CHECK(rep_buf && buf && seen);
 
   int reduced = test_reduced();

@@ -138,6 +138,8 @@ struct gexi_thread_state {
   struct gexi_SrcDesc *open_sd;      /* Prepare without Commit/Cancel yet */
   int in_access_region;
   unsigned idle_polls;               /* consecutive polls that found nothing */
+  struct gexi_net_nbi *net_nbi;      /* transport/ofi: this thread's NBI operations in flight */
+  struct gexi_net_nbi *net_region;   /* ... and those of its open access region */
 };
 extern _Thread_local struct gexi_thread_state gexi_tls;
 

@@ -102,17 +102,10 @@ static void open_resources(struct gexi_ofi *o) {
   struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE,
                                .size = 4096};
   if ((rc = fi_cq_open(o->domain, &cq_attr, &o->cq, NULL))) gexi_ofi_fail("fi_cq_open", rc);
-  struct fi_cntr_attr cntr_attr = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
-  if ((rc = fi_cntr_open(o->domain, &cntr_attr, &o->wcntr, NULL)))
-    gexi_ofi_fail("fi_cntr_open", rc);
-  if ((rc = fi_cntr_open(o->domain, &cntr_attr, &o->rcntr, NULL)))
-    gexi_ofi_fail("fi_cntr_open", rc);
   if ((rc = fi_endpoint(o->domain, fi, &o->ep, NULL))) gexi_ofi_fail("fi_endpoint", rc);
   if ((rc = fi_ep_bind(o->ep, &o->av->fid, 0))) gexi_ofi_fail("fi_ep_bind(av)", rc);
   if ((rc = fi_ep_bind(o->ep, &o->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)))
     gexi_ofi_fail("fi_ep_bind(cq)", rc);
-  if ((rc = fi_ep_bind(o->ep, &o->wcntr->fid, FI_WRITE))) gexi_ofi_fail("fi_ep_bind(cntr)", rc);
-  if ((rc = fi_ep_bind(o->ep, &o->rcntr->fid, FI_READ))) gexi_ofi_fail("fi_ep_bind(cntr)", rc);
   /* A multi-receive buffer is handed back once it can't hold a largest message. */
   size_t min_left = o->wire_max;
   /* libfabric 1.17's shm provider crashes in fi_setopt, so it keeps its
