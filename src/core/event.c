@@ -10,8 +10,10 @@
 #include "core/event.h"
 #include "transport/shm/shm.h"
 
-/* Done?  Advances the collectives of this process; never polls AMs (the
- * specification's Test does not poll).  *moved: whether anything advanced. */
+/* Done?  Advances the collectives of this process; never polls AMs for them
+ * (the specification's Test does not poll).  An event completed by AM
+ * replies (GEXI_EV_FLAG) can only advance by running handlers, so testing it
+ * polls once.  *moved: whether anything advanced. */
 static int event_done_moved(gex_Event_t e, int *moved) {
   switch (e->kind) {
     case GEXI_EV_COLL: {
@@ -19,6 +21,7 @@ static int event_done_moved(gex_Event_t e, int *moved) {
       *moved = gexi_coll_progress(e, &done);
       return done;
     }
+    case GEXI_EV_FLAG: return gexi_ev_flag_done(e, moved);
     default:
       gexi_fatal("gex_Event: %p is not a valid event", (void *)e);
   }
