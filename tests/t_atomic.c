@@ -13,6 +13,7 @@
  */
 #include "test_util.h"
 
+#include <sched.h>
 #include <float.h>
 #include <gasnet_ratomic.h>
 #include <math.h>
@@ -243,6 +244,7 @@ static gex_EC_t ec_of(gex_OP_t op) {
       } else if (fl & GEX_FLAG_AD_REL) {                                                        \
         /* Test alone must make progress on an AM-completed event */                          \
         while (gex_Event_Test(ev) != GASNET_OK) {                                               \
+          sched_yield(); /* Test alone polls: no AMPoll here */                                 \
         }                                                                                       \
       } else {                                                                                  \
         gex_Event_Wait(ev);                                                                     \
@@ -256,6 +258,7 @@ static gex_EC_t ec_of(gex_OP_t op) {
         CHECK(gex_NBI_Test(ec_of(op), 0) == GASNET_OK);                                         \
       else if (fl & GEX_FLAG_AD_ACQ)                                                            \
         while (gex_NBI_Test(ec_of(op), 0) != GASNET_OK) {                                       \
+          sched_yield(); /* Test alone polls: no AMPoll here */                                 \
         }                                                                                       \
       gex_NBI_Wait(ec_of(op), 0);                                                               \
     }                                                                                           \
