@@ -63,12 +63,14 @@ _Atomic uint32_t *gexi_am_counter(int mode, int cat, struct gexi_Event **evp, ui
     if (!gexi_tls.am_nbi.region) gexi_tls.am_nbi.region = gexi_ev_flag_new(0);
     e = gexi_tls.am_nbi.region;
   } else {
-    /* Relaxed: this thread is the only incrementer, and the send that follows
-     * orders the increment before the reply's decrement. */
+    /* Relaxed: the send that follows orders the increment before the
+     * reply's decrement. */
     atomic_fetch_add_explicit(&gexi_tls.am_nbi.pending[cat], n, memory_order_relaxed);
+    gexi_am_sync_release();
     return &gexi_tls.am_nbi.pending[cat];
   }
   atomic_fetch_add_explicit(&e->flag.pending, n, memory_order_relaxed);
+  gexi_am_sync_release();
   return &e->flag.pending;
 }
 
@@ -102,6 +104,7 @@ static void ad_req(gex_Token_t t, gex_AM_Arg_t a0, gex_AM_Arg_t a1, gex_AM_Arg_t
                    gex_AM_Arg_t a7, gex_AM_Arg_t a8, gex_AM_Arg_t a9, gex_AM_Arg_t a10,
                    gex_AM_Arg_t a11) {
   const uint32_t d = (uint32_t)a3;
+  gexi_am_sync_acquire();
   const gex_Flags_t ord =
       ((d & ORD_ACQ) ? GEX_FLAG_AD_ACQ : 0) | ((d & ORD_REL) ? GEX_FLAG_AD_REL : 0);
   const gex_DT_t dt = (gex_DT_t)(d & 0xFF);
@@ -119,6 +122,7 @@ static void ad_fetched(gex_Token_t t, gex_AM_Arg_t lo, gex_AM_Arg_t hi, gex_AM_A
   (void)t;
   const uint64_t v = gexi_am_u64(lo, hi);
   void *res = gexi_am_ptr(r0, r1);
+  gexi_am_sync_acquire();
   if ((gex_DT_t)dt & (GEX_DT_I64 | GEX_DT_U64 | GEX_DT_DBL)) {
     memcpy(res, &v, 8);
   } else {
@@ -132,6 +136,7 @@ static void ad_fetched(gex_Token_t t, gex_AM_Arg_t lo, gex_AM_Arg_t hi, gex_AM_A
 
 static void ad_done(gex_Token_t t, gex_AM_Arg_t c0, gex_AM_Arg_t c1) {
   (void)t;
+  gexi_am_sync_acquire();
   gexi_am_counter_done(gexi_am_ptr(c0, c1), 1);
 }
 
@@ -164,7 +169,10 @@ void gexi_ad_am_init(void) {
   size_t n = 0;
   const gex_Flags_t sreq = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST,
                     srep = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY;
-  e[n++] = (gex_AM_Entry_t){GEXI_AMIDX_AD_REQ, (gex_AM_Fn_t)ad_req, sreq, 12, NULL, "gexi_ad_req"};
+  _Atomic uint64_t *sync = malloc(sizeof *sync); /* see gexi_am_sync; lives with the process */
+  if (!sync) gexi_fatal("out of memory at client init");
+  atomic_init(sync, 0);
+  e[n++] = (gex_AM_Entry_t){GEXI_AMIDX_AD_REQ, (gex_AM_Fn_t)ad_req, sreq, 12, sync, "gexi_ad_req"};
   e[n++] = (gex_AM_Entry_t){GEXI_AMIDX_AD_FETCHED, (gex_AM_Fn_t)ad_fetched, srep, 7, NULL,
                             "gexi_ad_fetched"};
   e[n++] = (gex_AM_Entry_t){GEXI_AMIDX_AD_DONE, (gex_AM_Fn_t)ad_done, srep, 2, NULL,

@@ -51,8 +51,27 @@ struct gexi_Event *gexi_ev_flag_new(uint32_t pending);
  * The counter is incremented by 'n' before it is returned.  Undo with
  * gexi_am_counter_undo if the send is refused (GEX_FLAG_IMMEDIATE). */
 _Atomic uint32_t *gexi_am_counter(int mode, int cat, struct gexi_Event **evp, uint32_t n);
+/* Release: publishes what the reply handler wrote before it. */
 static inline void gexi_am_counter_done(_Atomic uint32_t *c, uint32_t n) {
   atomic_fetch_sub_explicit(c, n, memory_order_release);
+}
+
+/* ThreadSanitizer cannot follow synchronization that runs through another
+ * process (an initiator's thread prepares an event, the target replies, a
+ * different thread of the initiator runs the reply handler).  The real
+ * ordering exists; to make it visible, initiators release this process-wide
+ * counter after preparing what a handler will touch and before sending, and
+ * every handler of this file and of vis.c acquires it before touching
+ * anything (target-side VIS handlers also release it when done).  It lives
+ * in the endpoint's handler table (entry cdata), allocated at registration. */
+static inline _Atomic uint64_t *gexi_am_sync(void) {
+  return (_Atomic uint64_t *)(uintptr_t)gexi_ctx.ep.handlers[GEXI_AMIDX_AD_REQ].gex_cdata;
+}
+static inline void gexi_am_sync_release(void) {
+  atomic_fetch_add_explicit(gexi_am_sync(), 1, memory_order_release);
+}
+static inline void gexi_am_sync_acquire(void) {
+  (void)atomic_load_explicit(gexi_am_sync(), memory_order_acquire);
 }
 
 /* Non-zero while an NBI operation of a category in 'mask' (outside access

@@ -769,10 +769,16 @@ static gex_Event_t vis_remote(const char *fn, gex_TM_t tm, gex_Rank_t rank, cons
 }
 
 /* ---- handlers ---------------------------------------------------------------------- */
+/* Every handler acquires gexi_am_sync() first (atomic/ad_am.h): a packed
+ * Put's writes and a later Get's reads of the same bytes may run in
+ * different threads of the target, ordered by the client through the
+ * initiator's process; target-side handlers also release it when done. */
+
 /* Target: scatter a packed Put into this process's memory, then acknowledge. */
 static void vis_put_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t c0,
                             gex_AM_Arg_t c1) {
   const unsigned char *r = buf, *end = r + nbytes;
+  gexi_am_sync_acquire();
   while (r < end) {
     uint64_t a;
     uint32_t n;
@@ -781,12 +787,14 @@ static void vis_put_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_
     memcpy((void *)(uintptr_t)a, r + PUT_REC, n);
     r += PUT_REC + n;
   }
+  gexi_am_sync_release();
   gex_AM_ReplyShort2(t, GEXI_AMIDX_VIS_PUT_ACK, 0, c0, c1);
 }
 
 /* Initiator: a packed Put landed. */
 static void vis_put_ack(gex_Token_t t, gex_AM_Arg_t c0, gex_AM_Arg_t c1) {
   (void)t;
+  gexi_am_sync_acquire();
   gexi_am_counter_done(gexi_am_ptr(c0, c1), 1); /* last touch of the operation */
 }
 
@@ -803,6 +811,7 @@ static void vis_get_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_
   unsigned char *out = malloc(need ? need : 1);
   if (!out) gexi_fatal("VIS: out of memory for a Get reply of %zu bytes", need);
   unsigned char *o = out;
+  gexi_am_sync_acquire();
   for (; r < end; r += GET_REQ_REC) {
     uint64_t a;
     uint32_t n;
@@ -813,6 +822,7 @@ static void vis_get_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_
     memcpy(o + GET_REP_REC, (const void *)(uintptr_t)a, n);
     o += GET_REP_REC + n;
   }
+  gexi_am_sync_release();
   gex_AM_ReplyMedium2(t, GEXI_AMIDX_VIS_GET_DATA, out, need, GEX_EVENT_NOW, 0, c0, c1);
   free(out);
 }
@@ -822,6 +832,7 @@ static void vis_get_data(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t c
                          gex_AM_Arg_t c1) {
   (void)t;
   const unsigned char *r = buf, *end = r + nbytes;
+  gexi_am_sync_acquire();
   while (r < end) {
     uint64_t a;
     uint32_t n;
