@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomic/ad_am.h"
 #include "core/context.h"
 #include "transport/shm/shm.h"
 #if GEXI_HAVE_OFI
@@ -192,6 +193,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   tm->client = ep->pair_tm->client = c;
   tm->ep = ep->pair_tm->ep = ep;
   gexi_coll_am_init();
+  gexi_ad_am_init(); /* internal AM handlers of atomics and VIS (atomic/ad_am.c) */
   atomic_store_explicit(&gexi_ctx.initialized, 1, memory_order_release);
 
   *client_p = c;
