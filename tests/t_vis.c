@@ -209,6 +209,7 @@ static void check_image(const unsigned char *got, const unsigned char *want, siz
 }
 
 static int force_am; /* GEX_VIS_FORCE_AM=1: the "visam" runs */
+static int off_node; /* some rank is on another host */
 
 static int issue(int put, int form, gex_Rank_t peer, shape_t *s, unsigned char *lbuf,
                  unsigned char *rbase, gex_Flags_t flags) {
@@ -258,6 +259,8 @@ static int issue(int put, int form, gex_Rank_t peer, shape_t *s, unsigned char *
       bytes = s->elemsz;
       for (size_t i = 0; i < s->levels; i++) bytes *= s->count[i];
     }
+    /* (with peers on other hosts, either answer is right) */
+    if (!off_node)
     CHECKF(force_am ? (bytes == 0 || ev != GEX_EVENT_INVALID) : ev == GEX_EVENT_INVALID,
            "NB %s of %zu bytes returned %s", kname[s->kind], bytes,
            ev == GEX_EVENT_INVALID ? "GEX_EVENT_INVALID" : "an event");
@@ -283,6 +286,9 @@ int main(int argc, char **argv) {
   test_init(&argc, &argv, "T_VIS", 0, NULL, 0);
   const char *fa = getenv("GEX_VIS_FORCE_AM");
   force_am = fa && *fa && strcmp(fa, "0") != 0;
+  gex_Rank_t nb_size = 0;
+  gex_System_QueryNbrhdInfo(NULL, &nb_size, NULL);
+  off_node = nb_size != gex_System_QueryJobSize();
   (void)argc;
   const gex_Rank_t me = T.rank, n = T.size;
   CHECK(T.seg_size >= (uintptr_t)n * SLOT);
