@@ -112,6 +112,7 @@ struct gexi_ofi {
   struct fid_av *av;
   struct fid_cq *cq;
   const char *prov_name;
+  char shm_name[96];          /* 'shm' provider: our /dev/shm object, unlinked at exit */
   uint64_t mr_mode;
   size_t inject_size;
   uint64_t write_flags;       /* FI_DELIVERY_COMPLETE when offered */
@@ -174,6 +175,9 @@ struct ofi_wire {
  * on one host), so the loopback interface is preferred. */
 void gexi_ofi_start(int one_host);
 const char *gexi_ofi_strerror(ssize_t rc);
+/* Process exit: remove what the provider would leave behind (the 'shm'
+ * provider's /dev/shm object).  Safe from any thread, never blocks. */
+void gexi_ofi_at_exit(void);
 GEXI_NORETURN void gexi_ofi_fail(const char *what, ssize_t rc);
 
 /* ---- ofi_mr.c ---- */

@@ -11,6 +11,7 @@
  * exchange.
  */
 #include <arpa/inet.h>
+#include <sys/mman.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +180,15 @@ void gexi_ofi_start(int one_host) {
   ssize_t rc = fi_getname(&o->ep->fid, mine.addr, &alen);
   if (rc) gexi_ofi_fail("fi_getname", rc);
   mine.len = alen;
+  if (strcmp(o->prov_name, "shm") == 0) {
+    /* Its address is the name of a /dev/shm object ("fi_shm://<name>" or
+     * "<name>"), which the provider unlinks only when the endpoint is
+     * closed; libgex ends processes with _exit, so it unlinks it itself. */
+    const char *a = (const char *)mine.addr, *p = strstr(a, "://");
+    p = p ? p + 3 : a;
+    if (*p && !strchr(p, '/') && strlen(p) + 2 <= sizeof o->shm_name)
+      snprintf(o->shm_name, sizeof o->shm_name, "/%s", p);
+  }
   struct ofi_addr_rec *all = calloc(gexi_ctx.size, sizeof *all);
   unsigned char *addrs = calloc(gexi_ctx.size, alen);
   if (!all || !addrs) gexi_fatal("out of memory");
@@ -204,4 +214,9 @@ void gexi_ofi_start(int one_host) {
             o->prov_name, fi->domain_attr->name, o->inject_size, (unsigned long long)o->mr_mode,
             dc ? ", delivery-complete writes" : ", writes flushed by a read",
             o->order_saw ? ", send-after-write order" : "");
+}
+
+void gexi_ofi_at_exit(void) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  if (o && o->shm_name[0]) shm_unlink(o->shm_name);
 }
