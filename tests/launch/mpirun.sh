@@ -31,28 +31,50 @@ launch=("$mpirun" --allow-run-as-root --oversubscribe --bind-to none)
 mode=${1:-}
 shift || true
 
+# A private directory for Open MPI's session directory: two mpiruns that
+# start at once (ctest -j) race to create the shared default /tmp/ompi.<host>.<uid>
+# and one of them fails.  Whatever the job leaves in it is a leftover.
+session=$(mktemp -d "${TMPDIR:-/tmp}/gex_ompi.XXXXXX")
+export OMPI_MCA_orte_tmpdir_base=$session
+check_session() { # $1: status so far; prints a problem and returns 1 on leftovers
+  local left
+  left=$(find "$session" -mindepth 1 -maxdepth 3 2>/dev/null | head -5)
+  rm -rf "$session"
+  if [ -n "$left" ]; then
+    echo "mpirun.sh: FAILED: the job left files in its session directory: $left"
+    return 1
+  fi
+  return "$1"
+}
+
 case "$mode" in
   pass)
     np=$1; shift
     export GEX_TEST_EXPECT_RANKS=$np
-    exec bash "$expect" --pass --within 60 --nogrep '^libgex: .*PMIx' \
+    bash "$expect" --pass --within 60 --nogrep '^libgex: .*PMIx' \
       -- "${launch[@]}" -np "$np" "$@" @TOKEN@
+    check_session $?
+    exit
     ;;
   status)
     code=$1 np=$2; shift 2
-    exec bash "$expect" --status "$code" --within 60 --grep '^EXITING rank' \
+    bash "$expect" --status "$code" --within 60 --grep '^EXITING rank' \
       -- "${launch[@]}" -np "$np" "$@" @TOKEN@
+    check_session $?
+    exit
     ;;
   timeout)
     np=$1 prog=$2
     export GEX_BOOTSTRAP_TIMEOUT=3
-    exec bash "$expect" --nonzero --within 30 \
-      --grep '^libgex: rank 0: bootstrap \(PMIx fence\) timed out after 3 s' \
+    bash "$expect" --nonzero --within 30 \
+      --grep '^libgex: rank [0-9]+: bootstrap \(PMIx fence\) timed out after 3 s' \
       -- "${launch[@]}" -x GEX_BOOTSTRAP_TIMEOUT -np "$np" "$prog" @TOKEN@ \
       : -np 1 bash -c 'sleep 30' @TOKEN@
+    check_session $?
+    exit
     ;;
   kill) ;;
-  *) echo "usage: mpirun.sh pass|status|kill|timeout ..." >&2; exit 2 ;;
+  *) echo "usage: mpirun.sh pass|status|kill|timeout ..." >&2; rm -rf "$session"; exit 2 ;;
 esac
 
 # ---- kill: a rank dies by SIGKILL; mpirun must end the job ---------------------------
@@ -105,6 +127,7 @@ if [ -n "$survivors" ]; then
   problem "processes of the job survive it: $survivors"
   kill -9 $survivors 2>/dev/null
 fi
+check_session 0 || fail=1
 if [ "$fail" = 0 ]; then
   echo "mpirun.sh: ok"
   exit 0
