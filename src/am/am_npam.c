@@ -64,6 +64,7 @@ static gex_AM_SrcDesc_t prepare(const char *fn, int kind, gex_Rank_t jobrank,
   if (!client_buf && lc_opt) gexi_fatal("%s: lc_opt must be NULL without a client buffer", fn);
 #else
   (void)least;
+  (void)fn;
 #endif
   gex_Rank_t li = gexi_ctx.local_index[jobrank];
   uint64_t pos = 0;

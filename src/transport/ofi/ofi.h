@@ -131,6 +131,7 @@ struct gexi_ofi {
   /* AM receive side. */
   struct ofi_rxbuf *rx;
   int nrx;
+  int multi_recv;         /* buffers take many messages (FI_MULTI_RECV); else one each */
   size_t wire_max;        /* largest AM on the wire (header + Medium payload) */
   int64_t credit_bytes;   /* per peer and channel */
   uint32_t credit_return; /* send an explicit credit message at this debt */

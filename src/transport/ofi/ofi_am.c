@@ -62,7 +62,8 @@ static void rx_post(struct ofi_rxbuf *rx) {
   struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
                        .addr = FI_ADDR_UNSPEC, .context = &rx->fctx};
   ssize_t rc;
-  while ((rc = fi_recvmsg(o->ep, &msg, FI_MULTI_RECV | FI_COMPLETION)) == -FI_EAGAIN)
+  uint64_t flags = FI_COMPLETION | (o->multi_recv ? FI_MULTI_RECV : 0);
+  while ((rc = fi_recvmsg(o->ep, &msg, flags)) == -FI_EAGAIN)
     fi_cq_read(o->cq, NULL, 0); /* progress only; no entries are taken */
   if (rc) gexi_ofi_fail("fi_recvmsg", rc);
 }
@@ -79,6 +80,15 @@ void gexi_ofi_am_setup(void) {
   int64_t credit = env && *env ? strtoll(env, NULL, 0) : (int64_t)(((size_t)32 << 20) / noff);
   if (credit > (int64_t)256 << 10) credit = (int64_t)256 << 10;
   if (credit < (int64_t)(2 * o->wire_max)) credit = (int64_t)(2 * o->wire_max);
+  if (!o->multi_recv) {
+    /* One buffer per message: every message costs a whole buffer of credit,
+     * and the provider's receive queue bounds the buffers. */
+    size_t rxq = o->info->rx_attr->size ? o->info->rx_attr->size : 256;
+    int64_t per_peer = (int64_t)((rxq - 16) / (4 * (size_t)noff)); /* buffers per peer and channel */
+    if (per_peer > 16) per_peer = 16;
+    if (per_peer < 2) per_peer = 2;
+    credit = per_peer * (int64_t)o->wire_max;
+  }
   o->credit_bytes = credit;
   o->credit_return = (uint32_t)(credit / 2);
   for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
@@ -88,8 +98,16 @@ void gexi_ofi_am_setup(void) {
   /* Room for every peer's full credit on both channels plus its credit
    * messages; a buffer is released with up to wire_max bytes unused. */
   size_t need = (size_t)noff * (2 * (size_t)credit + 4 * OFI_WIRE_HDR_LEN(0));
-  size_t bufsz = OFI_RX_BUF_MIN > 8 * o->wire_max ? OFI_RX_BUF_MIN : 8 * o->wire_max;
-  o->nrx = (int)((need + bufsz - o->wire_max - 1) / (bufsz - o->wire_max)) + 2;
+  size_t bufsz;
+  if (o->multi_recv) {
+    bufsz = OFI_RX_BUF_MIN > 8 * o->wire_max ? OFI_RX_BUF_MIN : 8 * o->wire_max;
+    o->nrx = (int)((need + bufsz - o->wire_max - 1) / (bufsz - o->wire_max)) + 2;
+  } else {
+    /* One message per buffer: enough buffers for every message the credits
+     * allow (each costs at least the smallest wire length). */
+    bufsz = o->wire_max;
+    o->nrx = (int)(2 * (size_t)noff * (size_t)(credit / (int64_t)o->wire_max) + 4 * noff + 8);
+  }
   o->rx = calloc((size_t)o->nrx, sizeof *o->rx);
   if (!o->rx) gexi_fatal("out of memory");
   for (int i = 0; i < o->nrx; i++) {
@@ -211,13 +229,14 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
   size_t hl = OFI_WIRE_HDR_LEN(h->nargs);
   size_t len = OFI_ROUND8(hl + body);
 
-  if (spend_credit(p, ch, (int64_t)len, flags, what)) return 1;
+  int64_t cost = o->multi_recv ? (int64_t)len : (int64_t)o->wire_max;
+  if (spend_credit(p, ch, cost, flags, what)) return 1;
   uint64_t stack[OFI_STACK_WIRE / 8];
   int bounce = len > o->inject_size || len > OFI_STACK_WIRE;
   struct ofi_wire *w = bounce ? gexi_ofi_pool_get((flags & GEX_FLAG_IMMEDIATE) ? -1 : what)
                               : (struct ofi_wire *)(void *)stack;
   if (!w) {
-    atomic_fetch_add_explicit(&p->credit[ch], (int64_t)len, memory_order_acq_rel);
+    atomic_fetch_add_explicit(&p->credit[ch], cost, memory_order_acq_rel);
     return 1;
   }
   /* A Long payload too big to pack is written first; the header must not
@@ -285,8 +304,8 @@ static void handle_msg(const void *msg, size_t len, struct ofi_rxbuf *rx, int wh
     return;
   }
   int ch = w.h.is_req ? 0 : 1;
-  uint32_t owed = atomic_fetch_add_explicit(&p->owed[ch], (uint32_t)len, memory_order_relaxed) +
-                  (uint32_t)len;
+  uint32_t cost = o->multi_recv ? (uint32_t)len : (uint32_t)o->wire_max;
+  uint32_t owed = atomic_fetch_add_explicit(&p->owed[ch], cost, memory_order_relaxed) + cost;
   if (owed >= o->credit_return) atomic_store_explicit(&o->credit_scan, 1, memory_order_release);
   void *payload = (char *)(uintptr_t)msg + OFI_WIRE_HDR_LEN(w.h.nargs);
   if (w.type == OFI_WIRE_LONG_PACKED) {
@@ -359,7 +378,7 @@ int gexi_ofi_poll(int what) {
         handle_msg(e[i].buf, e[i].len, rx, what);
         n++;
       }
-      if (e[i].flags & FI_MULTI_RECV) rx_unref(rx);
+      if ((e[i].flags & FI_MULTI_RECV) || !o->multi_recv) rx_unref(rx);
     } else if (e[i].op_context) {
       complete_op((struct ofi_op *)((char *)e[i].op_context - offsetof(struct ofi_op, fctx)));
       n++;

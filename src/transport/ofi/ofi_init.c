@@ -109,9 +109,11 @@ static void open_resources(struct gexi_ofi *o) {
     gexi_ofi_fail("fi_ep_bind(cq)", rc);
   /* A multi-receive buffer is handed back once it can't hold a largest message. */
   size_t min_left = o->wire_max;
-  /* libfabric 1.17's shm provider crashes in fi_setopt, so it keeps its
-   * default; the 16 KiB Medium tests pass over it that way. */
-  if (strcmp(o->prov_name, "shm") != 0 &&
+  /* libfabric 1.17's shm provider crashes in fi_setopt, and without the
+   * minimum its multi-receive buffers lose messages that do not fit (AM
+   * floods hung); it gets one receive buffer per message instead. */
+  o->multi_recv = strcmp(o->prov_name, "shm") != 0;
+  if (o->multi_recv &&
       (rc = fi_setopt(&o->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min_left,
                       sizeof min_left)))
     gexi_ofi_fail("fi_setopt(FI_OPT_MIN_MULTI_RECV)", rc);
