@@ -9,7 +9,7 @@
 #   net_credit_<test>_n4   tcp;ofi_rxm with the smallest AM credit, so senders
 #                          stall on flow control all the time
 # Labels: net, net_tcp, net_shm, net_mix, net_credit.  The two-host runs in
-# network namespaces are in tests/netns/.
+# network namespaces (netns_tcp_*, netns_udp_*) are at the end of this file.
 if(NOT GEX_HAVE_OFI)
   message(STATUS "libgex tests: built without libfabric, network tests are not registered")
   return()
@@ -40,6 +40,23 @@ foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_net_run(shm ${t} 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=shm)
   gex_add_net_run(mix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
 endforeach()
+# Atomics, teams, collectives and VIS (issue 5's suite) over the network too.
+set(GEX_NET_SUITE5 t_atomic t_atomic_contend t_atomic_order t_coll t_team t_collam t_vis t_vis_pc
+    t_vis_am)
+foreach(t IN LISTS GEX_NET_SUITE5)
+  gex_add_net_run(tcp ${t} 3 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
+  gex_add_net_run(mix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
+endforeach()
 foreach(t t_am_medium t_am_long t_am_npam t_am_immediate t_mt_stress t_loopback)
   gex_add_net_run(credit ${t} 4 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1 ${_tcp})
+endforeach()
+
+# Two "hosts" (network namespaces joined by a veth pair, tests/netns/), two
+# ranks each: shared memory inside a host, the network between them.
+# GEX_TEST_RANKS_PER_HOST tells t_queries the placement.
+foreach(t IN LISTS GEX_NET_SUITE GEX_NET_SUITE5)
+  gex_add_netns_test(netns_tcp_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;netns_tcp"
+                     ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm" GEX_TEST_RANKS_PER_HOST=2)
+  gex_add_netns_test(netns_udp_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;netns_udp"
+                     ENV "GEX_OFI_PROVIDER=udp;ofi_rxd" GEX_TEST_RANKS_PER_HOST=2)
 endforeach()

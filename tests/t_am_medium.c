@@ -108,6 +108,8 @@ int main(int argc, char **argv) {
   rep_buf = malloc(top + 1);
   unsigned char *buf = malloc(top + 1);
   seen = calloc(top + 1, 1);
+  /* the handlers use the limits and buffers: no Request before every rank has them */
+  test_barrier();
   CHECK(rep_buf && buf && seen);
 
   int reduced = test_reduced();

@@ -13,6 +13,7 @@
  */
 #include "test_util.h"
 
+#include <sched.h>
 #include <float.h>
 #include <gasnet_ratomic.h>
 #include <math.h>
@@ -60,7 +61,7 @@ static size_t slot_of(int d, int o, int var, int vi) {
 
 static uintptr_t segsz(gex_Rank_t r, gex_Rank_t n) {
   (void)r;
-  return REGION * n;
+  return REGION * n + 8 * (uintptr_t)n; /* + one access-region cell per writer */
 }
 
 /* ---- values ---------------------------------------------------------------- */
@@ -211,6 +212,10 @@ static int same(int d, uint64_t a, uint64_t b) {
   return 0;
 }
 
+/* GEX_AD_FORCE_AM=1 (set by ctest for the "atomam" runs): every operation is
+ * an Active Message, so it completes after the call returns. */
+static int force_am;
+
 /* ---- one operation through the typed API -------------------------------------- */
 static gex_EC_t ec_of(gex_OP_t op) {
   return op == GEX_OP_SET ? GEX_EC_PUT : op == GEX_OP_GET ? GEX_EC_GET : GEX_EC_RMW;
@@ -225,13 +230,36 @@ static gex_EC_t ec_of(gex_OP_t op) {
     memcpy(&res, &rb, sizeof res);                                                              \
     memcpy(&o1, &b1, sizeof o1);                                                                \
     memcpy(&o2, &b2, sizeof o2);                                                                \
+    TYPE *rp = null_res ? NULL : &res;                                                          \
     if (nb) {                                                                                   \
-      gex_Event_t ev = gex_AD_OpNB_##DT(ad, null_res ? NULL : &res, tgt, addr, op, o1, o2, fl); \
-      CHECKF(ev == GEX_EVENT_INVALID, "on-node gex_AD_OpNB_" #DT " returned an event");         \
-      gex_Event_Wait(ev);                                                                       \
+      gex_Event_t ev;                                                                           \
+      while ((ev = gex_AD_OpNB_##DT(ad, rp, tgt, addr, op, o1, o2, fl)) == GEX_EVENT_NO_OP) {   \
+        /* IMMEDIATE may refuse only an AM-carried operation */                                \
+        CHECKF(force_am && (fl & GEX_FLAG_IMMEDIATE), "gex_AD_OpNB_" #DT " returned NO_OP");    \
+        gasnet_AMPoll();                                                                        \
+      }                                                                                         \
+      if (!force_am) {                                                                          \
+        CHECKF(ev == GEX_EVENT_INVALID, "on-node gex_AD_OpNB_" #DT " returned an event");       \
+        gex_Event_Wait(ev);                                                                     \
+      } else if (fl & GEX_FLAG_AD_REL) {                                                        \
+        /* Test alone must make progress on an AM-completed event */                          \
+        while (gex_Event_Test(ev) != GASNET_OK) {                                               \
+          sched_yield(); /* Test alone polls: no AMPoll here */                                 \
+        }                                                                                       \
+      } else {                                                                                  \
+        gex_Event_Wait(ev);                                                                     \
+      }                                                                                         \
     } else {                                                                                    \
-      CHECK(gex_AD_OpNBI_##DT(ad, null_res ? NULL : &res, tgt, addr, op, o1, o2, fl) == 0);     \
-      CHECK(gex_NBI_Test(ec_of(op), 0) == GASNET_OK);                                           \
+      while (gex_AD_OpNBI_##DT(ad, rp, tgt, addr, op, o1, o2, fl) != 0) {                       \
+        CHECKF(force_am && (fl & GEX_FLAG_IMMEDIATE), "gex_AD_OpNBI_" #DT " returned non-zero"); \
+        gasnet_AMPoll();                                                                        \
+      }                                                                                         \
+      if (!force_am)                                                                            \
+        CHECK(gex_NBI_Test(ec_of(op), 0) == GASNET_OK);                                         \
+      else if (fl & GEX_FLAG_AD_ACQ)                                                            \
+        while (gex_NBI_Test(ec_of(op), 0) != GASNET_OK) {                                       \
+          sched_yield(); /* Test alone polls: no AMPoll here */                                 \
+        }                                                                                       \
       gex_NBI_Wait(ec_of(op), 0);                                                               \
     }                                                                                           \
     memcpy(&rb, &res, sizeof rb);                                                               \
@@ -256,6 +284,13 @@ static uint64_t mask_of(int d) { return dt_size[d] == 8 ? ~0ULL : 0xFFFFFFFFULL;
 int main(int argc, char **argv) {
   test_seg_size_fn = segsz;
   test_init(&argc, &argv, "T_ATOMIC", 0, NULL, 0);
+  const char *fa = getenv("GEX_AD_FORCE_AM");
+  force_am = fa && *fa && strcmp(fa, "0") != 0;
+  /* Peers on other hosts are reached through AMs too: the same relaxed
+   * expectations (events, IMMEDIATE refusals, NBI not complete at once). */
+  gex_Rank_t nb_size = 0;
+  gex_System_QueryNbrhdInfo(NULL, &nb_size, NULL);
+  if (nb_size != gex_System_QueryJobSize()) force_am = 1;
   const gex_Rank_t me = T.rank, n = T.size;
   memset(T.seg_base, GUARD, REGION * n);
   test_barrier();
@@ -314,7 +349,7 @@ int main(int argc, char **argv) {
                 f |= GEX_FLAG_RANK_IS_JOBRANK;
                 tgt = pj;
                 break;
-              case 2: f |= p == me ? GEX_FLAG_AD_MY_RANK : GEX_FLAG_AD_MY_NBRHD; break;
+              case 2: f |= p == me ? GEX_FLAG_AD_MY_RANK : test_in_nbrhd(p) ? GEX_FLAG_AD_MY_NBRHD : 0; break;
               case 3: f |= GEX_FLAG_IMMEDIATE; break;
               default: break;
             }
@@ -399,6 +434,7 @@ int main(int argc, char **argv) {
   if (me == 0) {
     for (int k = 0; k < 3; k++)
       gex_AD_OpNBI_DBL(sub[k], NULL, 0, cell + k, GEX_OP_SET, 0.0, 0.0, 0);
+    gex_NBI_Wait(GEX_EC_PUT, 0);
   }
   test_barrier();
   for (int k = 0; k < 3; k++) {
@@ -417,6 +453,56 @@ int main(int argc, char **argv) {
   }
   test_barrier();
   for (int k = 0; k < 3; k++) gex_AD_Destroy(sub[k]);
+
+  /* ---- NBI operations inside an access region belong to its event ---- */
+  {
+    gex_AD_t rad;
+    gex_AD_Create(&rad, T.tm, GEX_DT_U64, GEX_OP_FADD | GEX_OP_INC | GEX_OP_GET | GEX_OP_SET, 0);
+    enum { KR = 40 };
+    uint64_t *mine = (uint64_t *)(void *)(T.seg_base + REGION * n); /* one cell per writer */
+    for (gex_Rank_t r = 0; r < n; r++) mine[r] = 0;
+    test_barrier();
+    uint64_t *got = malloc((size_t)n * KR * sizeof *got);
+    CHECK(got != NULL);
+    for (size_t i = 0; i < (size_t)n * KR; i++) got[i] = SENTINEL;
+    gex_NBI_BeginAccessRegion(0);
+    for (int i = 0; i < KR; i++)
+      for (gex_Rank_t k = 0; k < n; k++) {
+        const gex_Rank_t p = (me + k) % n;
+        uint64_t *c = (uint64_t *)(void *)(T.peer_seg[p] + REGION * n) + me;
+        if (i % 4 == 3)
+          CHECK(gex_AD_OpNBI_U64(rad, NULL, p, c, GEX_OP_INC, 0, 0, 0) == 0);
+        else
+          CHECK(gex_AD_OpNBI_U64(rad, &got[(size_t)p * KR + (size_t)i], p, c, GEX_OP_FADD, 1, 0,
+                                 i & 1 ? GEX_FLAG_AD_REL : 0) == 0);
+      }
+    gex_Event_t rev = gex_NBI_EndAccessRegion(0);
+    CHECK(force_am ? rev != GEX_EVENT_INVALID : rev == GEX_EVENT_INVALID);
+    /* none of them is in this thread's NBI set */
+    CHECK(gex_NBI_Test(GEX_EC_ALL, 0) == GASNET_OK);
+    gex_Event_Wait(rev);
+    /* a second region with nothing in it */
+    gex_NBI_BeginAccessRegion(0);
+    test_wait(gex_NBI_EndAccessRegion(0));
+    for (gex_Rank_t p = 0; p < n; p++) {
+      unsigned char seen[KR] = {0};
+      for (int i = 0; i < KR; i++) {
+        if (i % 4 == 3) continue;
+        const uint64_t v = got[(size_t)p * KR + (size_t)i];
+        CHECKF(v < KR && !seen[v], "access region: FADD %d on rank %u fetched %" PRIu64, i, p, v);
+        seen[v] = 1;
+      }
+    }
+    free(got);
+    test_barrier();
+    for (gex_Rank_t r = 0; r < n; r++) {
+      uint64_t v = 0;
+      gex_Event_Wait(gex_AD_OpNB_U64(rad, &v, me, &mine[r], GEX_OP_GET, 0, 0, GEX_FLAG_AD_ACQ));
+      CHECKF(v == KR, "access region: cell of writer %u holds %" PRIu64 ", want %d", r, v, KR);
+    }
+    test_barrier();
+    gex_AD_Destroy(rad);
+  }
 
   test_finish();
 }

@@ -112,7 +112,7 @@ static void flag_set(const struct pair *pp, size_t off, long k) {
   } else {
     double old = -1;
     gex_Event_Wait(gex_AD_OpNB_DBL(ad_dbl, &old, pp->tgt, addr, GEX_OP_SWAP, (double)k, 0,
-                                   GEX_FLAG_AD_REL | GEX_FLAG_AD_MY_NBRHD));
+                                   GEX_FLAG_AD_REL | (test_in_nbrhd(pp->tgt) ? GEX_FLAG_AD_MY_NBRHD : 0)));
     CHECK(old == (double)(k - 1));
   }
 }

@@ -165,7 +165,7 @@ static void *worker(void *arg) {
           gex_NBI_Wait(GEX_EC_GET, 0);
       }
       long bad = test_verify(back, len, seed);
-      CHECKF(bad < 0, "thread %d: Get-after-Put at rank %u, %zu bytes: byte %ld wrong", th, p, len,
+      CHECKF(bad < 0, "thread %d: Get-after-Put (form %d) at rank %u, %zu bytes: byte %ld wrong", th, (int)(it % 3), p, len,
              bad);
     }
   }

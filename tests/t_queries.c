@@ -4,6 +4,8 @@
  * error names, verbose-error switch and the AM limit queries (incl. their
  * documented symmetry and monotonicity).
  */
+#include <stdlib.h>
+
 #include "test_util.h"
 
 #include <stdalign.h>
@@ -181,33 +183,55 @@ int main(int argc, char **argv) {
     CHECK(gex_System_QueryProgressThreads(T.client, &cnt, &info, 0) == GASNET_ERR_RESOURCE);
   }
 
-  /* ---- neighbourhood and host: everyone is on this host ---- */
+  /* ---- neighbourhood and host ----
+   * Ranks are placed on hosts in blocks of GEX_TEST_RANKS_PER_HOST (set by
+   * the multi-host runs; default: every rank on this host), and a host's
+   * ranks share memory in blocks of GEX_SUPERNODE_MAXSIZE (default: all). */
   {
+    const char *e = getenv("GEX_TEST_RANKS_PER_HOST");
+    gex_Rank_t per_host = e && atoi(e) > 0 ? (gex_Rank_t)atoi(e) : n;
+    e = getenv("GEX_SUPERNODE_MAXSIZE");
+    gex_Rank_t per_nb = e && atoi(e) > 0 ? (gex_Rank_t)atoi(e) : per_host;
+    if (per_nb > per_host) per_nb = per_host;
+    gex_Rank_t h0 = me / per_host * per_host;                      /* my host's first */
+    gex_Rank_t hsz = (h0 + per_host <= n ? per_host : n - h0);
+    gex_Rank_t b0 = h0 + (me - h0) / per_nb * per_nb;             /* my nbrhd's first */
+    gex_Rank_t bsz = (b0 + per_nb <= h0 + hsz ? per_nb : h0 + hsz - b0);
+    gex_Rank_t hosts = (n + per_host - 1) / per_host, nbs = 0, my_nb = 0;
+    for (gex_Rank_t h = 0; h < hosts; h++) {
+      gex_Rank_t sz = (h + 1) * per_host <= n ? per_host : n - h * per_host;
+      if (h == me / per_host) my_nb = nbs + (me - h0) / per_nb;
+      nbs += (sz + per_nb - 1) / per_nb;
+    }
+
     gex_RankInfo_t *info = NULL;
     gex_Rank_t count = 0, idx = 99999;
     gex_System_QueryNbrhdInfo(&info, &count, &idx);
     CHECK(info != NULL);
-    CHECK(count == n);
-    CHECK(idx == me);
+    CHECKF(count == bsz, "nbrhd size %u, expected %u", (unsigned)count, (unsigned)bsz);
+    CHECK(idx == me - b0);
     CHECK(info[idx].gex_jobrank == gex_System_QueryJobRank());
-    for (gex_Rank_t i = 0; i < count; i++) CHECK(info[i].gex_jobrank == i);
+    for (gex_Rank_t i = 0; i < count; i++) CHECK(info[i].gex_jobrank == b0 + i);
     gex_System_QueryNbrhdInfo(NULL, NULL, NULL); /* all outputs optional */
     gex_System_QueryNbrhdInfo(NULL, &count, NULL);
-    CHECK(count == n);
+    CHECK(count == bsz);
 
     info = NULL;
     count = 0;
     idx = 99999;
     gex_System_QueryHostInfo(&info, &count, &idx);
     CHECK(info != NULL);
-    CHECK(count == n);
-    CHECK(idx == me);
-    for (gex_Rank_t i = 0; i < count; i++) CHECK(info[i].gex_jobrank == i);
+    CHECKF(count == hsz, "host size %u, expected %u", (unsigned)count, (unsigned)hsz);
+    CHECK(idx == me - h0);
+    for (gex_Rank_t i = 0; i < count; i++) CHECK(info[i].gex_jobrank == h0 + i);
     gex_System_QueryHostInfo(NULL, NULL, NULL);
 
     gex_Rank_t nss = 9, nsr = 9, hss = 9, hsr = 9;
     gex_System_QueryMyPosition(&nss, &nsr, &hss, &hsr);
-    CHECK(nss == 1 && nsr == 0 && hss == 1 && hsr == 0);
+    CHECKF(nss == nbs && nsr == my_nb && hss == hosts && hsr == me / per_host,
+           "position %u/%u %u/%u, expected %u/%u %u/%u", (unsigned)nsr, (unsigned)nss,
+           (unsigned)hsr, (unsigned)hss, (unsigned)my_nb, (unsigned)nbs,
+           (unsigned)(me / per_host), (unsigned)hosts);
     gex_System_QueryMyPosition(NULL, NULL, NULL, NULL);
   }
 
@@ -310,7 +334,13 @@ int main(int argc, char **argv) {
     CHECKF(sz == announced_size[r], "rank %u: size %zu, owner says %zu", r, (size_t)sz,
            (size_t)announced_size[r]);
     CHECKF(sz == (8 + r % 8) * GASNET_PAGESIZE, "rank %u: size %zu", r, (size_t)sz);
-    CHECK(local != NULL); /* same host: mapped here */
+    /* mapped here exactly when the owner shares memory with us */
+    gex_RankInfo_t *nb = NULL;
+    gex_Rank_t nbn = 0, same = 0;
+    gex_System_QueryNbrhdInfo(&nb, &nbn, NULL);
+    for (gex_Rank_t i = 0; i < nbn; i++) same |= nb[i].gex_jobrank == r;
+    CHECKF((local != NULL) == (same != 0), "rank %u: localaddr %p, shares memory: %d", r, local,
+           (int)same);
     if (r == me) CHECK(local == T.seg_base && owner == T.seg_base);
 
     /* only some outputs */
@@ -344,7 +374,10 @@ int main(int argc, char **argv) {
 
     /* the local mapping really is the peer's memory: write my stamp into it */
     uint64_t stamp = test_seed(me, r, 77, 0);
-    memcpy((char *)local + OFF_LOCALWR + 8 * me, &stamp, 8);
+    if (local)
+      memcpy((char *)local + OFF_LOCALWR + 8 * me, &stamp, 8);
+    else /* not mapped here: write it with a Put instead */
+      CHECK(gex_RMA_PutBlocking(T.tm, r, (char *)owner + OFF_LOCALWR + 8 * me, &stamp, 8, 0) == 0);
   }
 
   /* ---- TM-pair: equality, RMA and AM by jobrank ---- */

@@ -125,6 +125,15 @@ void test_init_flags(int *argc, char ***argv, const char *name, uintptr_t seg_si
   test_barrier();
 }
 
+int test_in_nbrhd(gex_Rank_t r) {
+  gex_RankInfo_t *info = NULL;
+  gex_Rank_t count = 0;
+  gex_System_QueryNbrhdInfo(&info, &count, NULL);
+  for (gex_Rank_t i = 0; i < count; i++)
+    if (info[i].gex_jobrank == r) return 1;
+  return 0;
+}
+
 void test_barrier(void) {
   gex_Event_t ev = gex_Coll_BarrierNB(T.tm, 0);
   CHECK(ev != GEX_EVENT_NO_OP);

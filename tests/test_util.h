@@ -92,6 +92,9 @@ TEST_NORETURN void test_finish(void);
 /* Blocking barrier over the primordial team (gex_Coll_BarrierNB + Wait). */
 void test_barrier(void);
 
+/* Does jobrank r share memory with this rank (same neighbourhood)? */
+int test_in_nbrhd(gex_Rank_t r);
+
 /* ---- sizes and iteration scaling -------------------------------------------- */
 /* GEX_TEST_SCALE in percent (default 100). */
 int test_scale_pct(void);

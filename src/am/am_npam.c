@@ -16,24 +16,37 @@
 
 static _Thread_local struct gexi_SrcDesc sd_storage;
 
-/* Per-thread staging buffer for GASNet-provided Long payloads; freed when
- * the thread exits. */
-static pthread_key_t long_buf_key;
-static pthread_once_t long_buf_once = PTHREAD_ONCE_INIT;
-static _Thread_local void *long_buf;
-static _Thread_local size_t long_buf_len;
-static void make_key(void) { pthread_key_create(&long_buf_key, free); }
+/* Per-thread staging buffers for GASNet-provided payloads that do not live in
+ * a queue slot (Long, and every off-node message), freed when the thread
+ * exits.  Two per thread: one for the thread's own code and one for the
+ * Reply of a handler it runs, because an off-node Commit may poll, and so
+ * run a Request handler whose Reply is prepared, while the outer payload
+ * still waits in its buffer. */
+struct staging {
+  void *buf[2];
+  size_t len[2];
+};
+static pthread_key_t staging_key;
+static pthread_once_t staging_once = PTHREAD_ONCE_INIT;
+static _Thread_local struct staging staging;
+static void staging_free(void *p) {
+  struct staging *st = p;
+  free(st->buf[0]);
+  free(st->buf[1]);
+}
+static void make_key(void) { pthread_key_create(&staging_key, staging_free); }
 
 static void *staging_buffer(size_t len) {
-  if (long_buf_len < len) {
-    pthread_once(&long_buf_once, make_key);
-    void *p = realloc(long_buf, len);
+  int k = gexi_tls.handler_depth > 0;
+  if (staging.len[k] < len) {
+    pthread_once(&staging_once, make_key);
+    void *p = realloc(staging.buf[k], len);
     if (!p) gexi_fatal("out of memory (%zu-byte AM staging buffer)", len);
-    long_buf = p;
-    long_buf_len = len;
-    pthread_setspecific(long_buf_key, p);
+    staging.buf[k] = p;
+    staging.len[k] = len;
+    pthread_setspecific(staging_key, &staging);
   }
-  return long_buf;
+  return staging.buf[k];
 }
 
 static gex_AM_SrcDesc_t prepare(const char *fn, int kind, gex_Rank_t jobrank,
@@ -171,14 +184,14 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
   h->nbytes = (uint32_t)nbytes;
   h->dest = (uint64_t)(uintptr_t)dest;
   memcpy(h->args, args, nargs * sizeof(gex_AM_Arg_t));
+  gex_Event_t *lc = sd->lc_opt;
+  gexi_tls.open_sd = NULL; /* an off-node send may poll and run handlers that Prepare */
   if (s)
     gexi_shm_am_finish(gexi_ctx.local_index[sd->jobrank], s, sd->transport_pos, h->category,
                        sd->addr, nbytes);
   else
     gexi_ctx.net->am_send(sd->jobrank, h, sd->addr, 0);
-  gex_Event_t *lc = sd->lc_opt;
   if (lc && lc != GEX_EVENT_NOW && lc != GEX_EVENT_GROUP) *lc = GEX_EVENT_INVALID;
-  gexi_tls.open_sd = NULL;
   return 0;
 }
 

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "atomic/ad.h"
-#include "transport/transport.h"
 
 /* ---- names ---------------------------------------------------------------- */
 static const char *const dt_names[] = {"GEX_DT_I32", "GEX_DT_U32", "GEX_DT_I64", "GEX_DT_U64",
@@ -110,22 +109,31 @@ static void check_create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
 }
 #endif
 
-/* Choose how targets on this node and on other nodes are served (see ad.h). */
+/* GEX_AD_FORCE_AM=1 (a testing switch, docs/atomics.md): serve every
+ * target, on-node ones and this process too, through Active Messages. */
+static bool force_am(void) {
+  const char *s = getenv("GEX_AD_FORCE_AM");
+  return s && *s && strcmp(s, "0") != 0;
+}
+
+/* Choose how targets on this node and on other nodes are served (see ad.h).
+ * Whatever serves a target ends in CPU atomics in the target's process
+ * (here through the mapping, or there in the AM handler), so the ranks need
+ * not agree and any mix is mutually atomic; only a NET implementation would
+ * need every rank of the domain to choose alike. */
 static void select_impl(struct gexi_AD *ad) {
   bool all_local = true;
   for (gex_Rank_t r = 0; r < ad->size; r++)
     if (!ad->peers[r].local) all_local = false;
   ad->impl_local = GEXI_AD_IMPL_CPU;
-  ad->impl_remote = GEXI_AD_IMPL_NONE;
-  if (!all_local && gexi_ctx.net) {
-    /* An off-node transport exists.  Where the ofi transport plugs in:
-     * ask the provider whether it supports (dt, every op of ad->ops)
-     * natively; if so use GEXI_AD_IMPL_NET (and, unless its atomics are
-     * coherent with the CPU's, impl_local = NET too), else GEXI_AD_IMPL_AM.
-     * The transport interface has no atomics entry points yet, so AM is
-     * recorded; gexi_ad_remote reports it as not implemented. */
-    ad->impl_remote = GEXI_AD_IMPL_AM;
-  }
+  ad->impl_remote = all_local ? GEXI_AD_IMPL_NONE : GEXI_AD_IMPL_AM;
+  /* Hook for provider-native atomics (later): when the network transport
+   * can perform (ad->dt, every op of ad->ops) natively (fi_atomicvalid,
+   * fi_fetch_atomicvalid, fi_compare_atomicvalid), choose GEXI_AD_IMPL_NET
+   * for impl_remote -- and for impl_local too unless the provider's atomics
+   * are coherent with CPU atomics -- and add the NET case to gexi_ad_remote.
+   * The transport interface has no atomics entry points yet. */
+  if (force_am()) ad->impl_local = ad->impl_remote = GEXI_AD_IMPL_AM;
   ad->cpu_local = ad->impl_local == GEXI_AD_IMPL_CPU;
 }
 
@@ -236,22 +244,13 @@ gex_Rank_t gexi_ad_jobrank_to_rank(const char *fn, gex_AD_t ad, gex_Rank_t jobra
 gex_Event_t gexi_ad_remote(const char *fn, int mode, gex_AD_t ad, gex_DT_t dt, void *result_p,
                            gex_Rank_t rank, void *addr, gex_OP_t op, uint64_t operand1,
                            uint64_t operand2, gex_Flags_t flags) {
-  (void)mode;
-  (void)dt;
-  (void)result_p;
-  (void)addr;
-  (void)op;
-  (void)operand1;
-  (void)operand2;
-  (void)flags;
   const gexi_Peer_t *p = ad->peers + rank;
   const uint8_t impl = p->local ? ad->impl_local : ad->impl_remote;
   switch (impl) {
-    case GEXI_AD_IMPL_NET:
     case GEXI_AD_IMPL_AM:
-      /* The ofi transport adds its fi_atomic / AM entry points here. */
-      gexi_fatal("%s: rank %u: off-node atomics are not implemented by the %s transport", fn,
-                 (unsigned)rank, gexi_ctx.net ? gexi_ctx.net->name : "network");
+      return gexi_ad_am_op(mode, ad, dt, result_p, rank, addr, op, operand1, operand2, flags);
+    case GEXI_AD_IMPL_NET: /* provider-native atomics: not chosen yet (select_impl) */
+      gexi_fatal("%s: rank %u: provider-native atomics are not implemented", fn, (unsigned)rank);
     default: gexi_fatal("%s: rank %u is not reachable (no network transport)", fn, (unsigned)rank);
   }
 }

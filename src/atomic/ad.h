@@ -5,12 +5,14 @@
  * How a target is served is decided once, by gex_AD_Create, and stored in
  * the domain (see docs/atomics.md):
  *
- *   impl_local   targets on this node (peer entry 'local' != 0).  Always
- *                GEXI_AD_IMPL_CPU today: __atomic operations on the target's
- *                segment, mapped here at address + delta.
- *   impl_remote  targets on other nodes.  GEXI_AD_IMPL_NONE while no network
- *                transport exists (such a target is a fatal error).  An ofi
- *                transport will choose GEXI_AD_IMPL_NET when the provider
+ *   impl_local   targets on this node (peer entry 'local' != 0).
+ *                GEXI_AD_IMPL_CPU: __atomic operations on the target's
+ *                segment, mapped here at address + delta.  GEXI_AD_IMPL_AM
+ *                only under the testing switch GEX_AD_FORCE_AM=1.
+ *   impl_remote  targets on other nodes.  GEXI_AD_IMPL_NONE when every
+ *                member of the team is on this node; otherwise
+ *                GEXI_AD_IMPL_AM (atomic/ad_am.c).  Later, the ofi
+ *                transport may choose GEXI_AD_IMPL_NET when the provider
  *                supports (dt, every op of the domain) natively
  *                (fi_atomicvalid, fi_fetch_atomicvalid, fi_compare_atomicvalid)
  *                and GEXI_AD_IMPL_AM otherwise.  If the provider's atomics are
@@ -110,6 +112,20 @@ gex_Rank_t gexi_ad_jobrank_to_rank(const char *fn, gex_AD_t ad, gex_Rank_t jobra
 gex_Event_t gexi_ad_remote(const char *fn, int mode, gex_AD_t ad, gex_DT_t dt, void *result_p,
                            gex_Rank_t rank, void *addr, gex_OP_t op, uint64_t operand1,
                            uint64_t operand2, gex_Flags_t flags);
+
+/* The CPU operation of atomic/ad_ops.c on 'p' (this process's memory) for
+ * callers that have the data type at run time (the AM handler of
+ * atomic/ad_am.c): operands and the return value are bit patterns, zero
+ * extended to 64 bits; returns the prior value (also for non-fetching
+ * opcodes, whose caller ignores it).  'order': GEX_FLAG_AD_ACQ/REL bits. */
+uint64_t gexi_ad_cpu_apply(gex_DT_t dt, void *p, gex_OP_t op, uint64_t operand1,
+                           uint64_t operand2, gex_Flags_t order);
+
+/* The operation as an Active Message to the target (atomic/ad_am.c); the
+ * arguments and result as for gexi_ad_remote (IMMEDIATE refusal: NO_OP). */
+gex_Event_t gexi_ad_am_op(int mode, gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t rank,
+                          void *addr, gex_OP_t op, uint64_t operand1, uint64_t operand2,
+                          gex_Flags_t flags);
 
 /* Names for messages: "GEX_DT_I32", "GEX_OP_FADD"; NULL if not one value. */
 const char *gexi_ad_dt_name(gex_DT_t dt);

@@ -250,3 +250,33 @@ _Static_assert(GEX_OP_FADD == GEX_OP_ADD << IX_FETCH && GEX_OP_FMULT == GEX_OP_M
   }
 
 GEXI_AD_TYPES(GEXI_AD_DEFINE)
+
+/* Run-time data type and order: the AM handler's entry (atomic/ad_am.c). */
+#define GEXI_AD_APPLY(DT, TYPE, BT, IS_INT)                                                      \
+  static uint64_t gexi_ad_apply_##DT(void *p, gex_OP_t op, uint64_t b1, uint64_t b2,            \
+                                     gex_Flags_t order) {                                       \
+    BT *t = p;                                                                                   \
+    TYPE res = GV(DT, (BT)0);                                                                    \
+    const TYPE o1 = GV(DT, (BT)b1), o2 = GV(DT, (BT)b2);                                         \
+    switch (order & (GEX_FLAG_AD_ACQ | GEX_FLAG_AD_REL)) {                                       \
+      case 0: gexi_ad_cpu_##DT##_rlx(t, &res, op, o1, o2); break;                                \
+      case GEX_FLAG_AD_ACQ: gexi_ad_cpu_##DT##_acq(t, &res, op, o1, o2); break;                  \
+      case GEX_FLAG_AD_REL: gexi_ad_cpu_##DT##_rel(t, &res, op, o1, o2); break;                  \
+      default: gexi_ad_cpu_##DT##_acqrel(t, &res, op, o1, o2); break;                            \
+    }                                                                                            \
+    return (uint64_t)GB(DT, res);                                                                \
+  }
+GEXI_AD_TYPES(GEXI_AD_APPLY)
+
+uint64_t gexi_ad_cpu_apply(gex_DT_t dt, void *p, gex_OP_t op, uint64_t operand1,
+                           uint64_t operand2, gex_Flags_t order) {
+  switch (dt) {
+    case GEX_DT_I32: return gexi_ad_apply_I32(p, op, operand1, operand2, order);
+    case GEX_DT_U32: return gexi_ad_apply_U32(p, op, operand1, operand2, order);
+    case GEX_DT_I64: return gexi_ad_apply_I64(p, op, operand1, operand2, order);
+    case GEX_DT_U64: return gexi_ad_apply_U64(p, op, operand1, operand2, order);
+    case GEX_DT_FLT: return gexi_ad_apply_FLT(p, op, operand1, operand2, order);
+    case GEX_DT_DBL: return gexi_ad_apply_DBL(p, op, operand1, operand2, order);
+    default: gexi_fatal("atomic AM: data type 0x%x not valid", (unsigned)dt);
+  }
+}

@@ -2,9 +2,10 @@
  *
  * A bootstrap gives the rank its jobrank and job size, an all-gather over
  * every rank (also used as the barrier before attach), and the job-wide exit
- * paths.  Implementations: 'launcher' (started by gexrun, see wire.h) and
- * 'singleton' (started alone: a job of one rank).  Later launchers (ssh,
- * PMIx) add an implementation of these operations and nothing else.
+ * paths.  Implementations: 'launcher' (started by gexrun, see wire.h),
+ * 'pmix' (started by a PMIx launcher such as mpirun or srun --mpi=pmix, see
+ * pmix.c) and 'singleton' (started alone: a job of one rank).  Bootstrap.c
+ * picks one from the environment.
  */
 #ifndef GEXI_BOOTSTRAP_H
 #define GEXI_BOOTSTRAP_H
@@ -29,6 +30,9 @@ struct gexi_bootstrap {
 gexi_bootstrap_t *gexi_bootstrap_start(void);
 gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd);
 gexi_bootstrap_t *gexi_bootstrap_singleton_start(void);
+/* PMIx client (mpirun, srun --mpi=pmix); without PMIx at build time it
+ * reports that and ends the process. */
+gexi_bootstrap_t *gexi_bootstrap_pmix_start(void);
 
 static inline void gexi_bootstrap_barrier(gexi_bootstrap_t *b) {
   b->allgather(b, NULL, NULL, 0);

@@ -23,6 +23,32 @@
  * A rank that receives EXIT, ABORT or DIED ends itself at once (exit status
  * arg0 for EXIT and ABORT, 1 for DIED); EOF on the socket means gexrun
  * itself is gone, and the rank ends too.
+ *
+ * Multi-host jobs: ranks on another host are children of a proxy, "gexrun
+ * --proxy", started there through the remote shell; its stdin and stdout are
+ * the link to gexrun.  The ranks cannot tell the difference: the proxy gives
+ * each one a socketpair exactly like gexrun does and relays the bytes of the
+ * frames above unchanged.  The link carries frames with the same header
+ * (host byte order: the hosts of a job must have the same byte order):
+ *
+ * proxy -> gexrun:
+ *   PX_HELLO     arg0 = GX_PX_MAGIC, arg1 = version.  The first frame.
+ *   PX_STARTED   arg0 = rank, arg1 = its pid on the proxy's host.
+ *   PX_FROM_RANK arg0 = rank; payload = bytes the rank wrote on its socket.
+ *   PX_OUTPUT    arg0 = rank, arg1 = 1 (stdout) or 2 (stderr); payload =
+ *                bytes the rank wrote there.
+ *   PX_EXITED    arg0 = rank, arg1 = its wait status.  Everything the rank
+ *                wrote before it ended has been relayed before this frame.
+ * gexrun -> proxy:
+ *   PX_SETUP     arg0 = first rank, arg1 = number of ranks; payload = NUL-
+ *                terminated strings: host name, job id, job size, working
+ *                directory, number of environment entries E, E entries
+ *                "NAME=value", then the program and its arguments.
+ *   PX_TO_RANK   arg0 = rank, or -1 for every rank of the proxy except rank
+ *                arg1; payload = bytes for the rank's socket.
+ *   PX_SIGNAL    arg0 = signal to send to every rank of the proxy.
+ * EOF on its stdin tells the proxy that gexrun is gone: it kills its ranks.
+ * The proxy ends when all of its ranks have ended and been reported.
  */
 #ifndef GEXI_BOOTSTRAP_WIRE_H
 #define GEXI_BOOTSTRAP_WIRE_H
@@ -42,8 +68,19 @@ enum gexi_wire_type {
   GEXI_WIRE_EXIT = 3,
   GEXI_WIRE_ABORT = 4,
   GEXI_WIRE_DIED = 5,
+  /* gexrun <-> proxy link */
+  GEXI_PX_HELLO = 16,
+  GEXI_PX_STARTED = 17,
+  GEXI_PX_FROM_RANK = 18,
+  GEXI_PX_OUTPUT = 19,
+  GEXI_PX_EXITED = 20,
+  GEXI_PX_SETUP = 21,
+  GEXI_PX_TO_RANK = 22,
+  GEXI_PX_SIGNAL = 23,
 };
 
 #define GEXI_WIRE_MAX_PAYLOAD (64u << 20) /* sanity bound on one frame */
+/* A link frame may carry a whole rank frame (header + maximal payload). */
+#define GEXI_PX_MAX_PAYLOAD (GEXI_WIRE_MAX_PAYLOAD + 64u)
 
 #endif

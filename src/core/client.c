@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "atomic/ad_am.h"
 #include "core/context.h"
 #include "transport/shm/shm.h"
 #if GEXI_HAVE_OFI
@@ -59,34 +60,61 @@ static int split_hosts(struct gexi_proc_info *all, gex_Rank_t n) {
   return one_host;
 }
 
-/* Group ranks by host identity: neighbourhood = same host. */
-static void build_nbrhd(const struct gexi_proc_info *all) {
+/* Group the ranks whose keys equal mine: members (sorted jobranks), my index
+ * among them, the number of distinct keys in the job and the ordinal of mine
+ * (groups numbered by their lowest jobrank).  local_index (may be NULL):
+ * jobrank -> index among my group's members, or GEX_RANK_INVALID. */
+struct gexi_group {
+  gex_Rank_t *members, size, index, count, rank;
+};
+static void build_group(const struct gexi_proc_info *all, const char *const *keys,
+                        struct gexi_group *g, gex_Rank_t *local_index) {
   gex_Rank_t n = gexi_ctx.size, me = gexi_ctx.rank;
-  gexi_ctx.nbrhd_jobranks = calloc(n, sizeof(gex_Rank_t));
-  gexi_ctx.local_index = calloc(n, sizeof(gex_Rank_t));
-  if (!gexi_ctx.nbrhd_jobranks || !gexi_ctx.local_index) gexi_fatal("out of memory");
-  gex_Rank_t count = 0;
+  g->members = calloc(n, sizeof(gex_Rank_t));
+  if (!g->members) gexi_fatal("out of memory");
+  (void)all;
+  gex_Rank_t count = 0, nsets = 0, myset = 0;
   for (gex_Rank_t j = 0; j < n; j++) {
-    gexi_ctx.local_index[j] = GEX_RANK_INVALID;
-    if (strcmp(all[j].host, all[me].host) == 0) {
-      if (j == me) gexi_ctx.nbrhd_index = count;
-      gexi_ctx.local_index[j] = count;
-      gexi_ctx.nbrhd_jobranks[count++] = j;
+    if (local_index) local_index[j] = GEX_RANK_INVALID;
+    if (strcmp(keys[j], keys[me]) == 0) {
+      if (j == me) g->index = count;
+      if (local_index) local_index[j] = count;
+      g->members[count++] = j;
     }
-  }
-  gexi_ctx.nbrhd_size = count;
-  /* Neighbourhoods are numbered by their lowest jobrank. */
-  gex_Rank_t nsets = 0, myset = 0;
-  for (gex_Rank_t j = 0; j < n; j++) {
     int first = 1;
     for (gex_Rank_t k = 0; k < j && first; k++)
-      if (strcmp(all[k].host, all[j].host) == 0) first = 0;
+      if (strcmp(keys[k], keys[j]) == 0) first = 0;
     if (!first) continue;
-    if (strcmp(all[j].host, all[me].host) == 0) myset = nsets;
+    if (strcmp(keys[j], keys[me]) == 0) myset = nsets;
     nsets++;
   }
-  gexi_ctx.nbrhd_count = nsets;
-  gexi_ctx.nbrhd_rank = myset;
+  g->size = count;
+  g->count = nsets;
+  g->rank = myset;
+}
+
+/* Hosts: equal host identities.  Neighbourhoods (shared memory): equal
+ * identities after the GEX_SUPERNODE_MAXSIZE split. */
+static void build_nbrhd(const struct gexi_proc_info *all, char *const *host_keys) {
+  gex_Rank_t n = gexi_ctx.size;
+  const char **nb_keys = calloc(n, sizeof *nb_keys);
+  gexi_ctx.local_index = calloc(n, sizeof(gex_Rank_t));
+  if (!nb_keys || !gexi_ctx.local_index) gexi_fatal("out of memory");
+  for (gex_Rank_t j = 0; j < n; j++) nb_keys[j] = all[j].host;
+  struct gexi_group nb, host;
+  build_group(all, nb_keys, &nb, gexi_ctx.local_index);
+  build_group(all, (const char *const *)host_keys, &host, NULL);
+  free(nb_keys);
+  gexi_ctx.nbrhd_jobranks = nb.members;
+  gexi_ctx.nbrhd_size = nb.size;
+  gexi_ctx.nbrhd_index = nb.index;
+  gexi_ctx.nbrhd_count = nb.count;
+  gexi_ctx.nbrhd_rank = nb.rank;
+  gexi_ctx.host_jobranks = host.members;
+  gexi_ctx.host_size = host.size;
+  gexi_ctx.host_index = host.index;
+  gexi_ctx.host_count = host.count;
+  gexi_ctx.host_rank = host.rank;
 }
 
 static int valid_client_name(const char *s) {
@@ -123,8 +151,14 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   struct gexi_proc_info *all = calloc(b->size, sizeof *all);
   if (!all) gexi_fatal("out of memory");
   b->allgather(b, &mine, all, sizeof mine);
+  char **host_keys = calloc(b->size, sizeof *host_keys);
+  if (!host_keys) gexi_fatal("out of memory");
+  for (gex_Rank_t j = 0; j < b->size; j++)
+    if (!(host_keys[j] = strdup(all[j].host))) gexi_fatal("out of memory");
   int one_host = split_hosts(all, b->size);
-  build_nbrhd(all);
+  build_nbrhd(all, host_keys);
+  for (gex_Rank_t j = 0; j < b->size; j++) free(host_keys[j]);
+  free(host_keys);
 
   struct gexi_EP *ep = &gexi_ctx.ep;
   struct gexi_team *tm = gexi_team_new(b->size, b->rank, false);
@@ -159,6 +193,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   tm->client = ep->pair_tm->client = c;
   tm->ep = ep->pair_tm->ep = ep;
   gexi_coll_am_init();
+  gexi_ad_am_init(); /* internal AM handlers of atomics and VIS (atomic/ad_am.c) */
   atomic_store_explicit(&gexi_ctx.initialized, 1, memory_order_release);
 
   *client_p = c;
@@ -214,8 +249,10 @@ void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p
 
 void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
                               gex_Rank_t *my_info_index_p) {
-  /* A host is exactly one neighbourhood here. */
-  gex_System_QueryNbrhdInfo(info_p, info_count_p, my_info_index_p);
+  gexi_check_init("gex_System_QueryHostInfo");
+  if (info_p) *info_p = (gex_RankInfo_t *)gexi_ctx.host_jobranks;
+  if (info_count_p) *info_count_p = gexi_ctx.host_size;
+  if (my_info_index_p) *my_info_index_p = gexi_ctx.host_index;
 }
 
 void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size_p, gex_Rank_t *nbrhd_set_rank_p,
@@ -223,8 +260,8 @@ void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size_p, gex_Rank_t *nbrhd_
   gexi_check_init("gex_System_QueryMyPosition");
   if (nbrhd_set_size_p) *nbrhd_set_size_p = gexi_ctx.nbrhd_count;
   if (nbrhd_set_rank_p) *nbrhd_set_rank_p = gexi_ctx.nbrhd_rank;
-  if (host_set_size_p) *host_set_size_p = gexi_ctx.nbrhd_count;
-  if (host_set_rank_p) *host_set_rank_p = gexi_ctx.nbrhd_rank;
+  if (host_set_size_p) *host_set_size_p = gexi_ctx.host_count;
+  if (host_set_rank_p) *host_set_rank_p = gexi_ctx.host_rank;
 }
 
 void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p,

@@ -100,6 +100,10 @@ struct gexi_context {
   gex_Rank_t nbrhd_size, nbrhd_index;
   gex_Rank_t nbrhd_count, nbrhd_rank; /* set of neighbourhoods in the job */
   gex_Rank_t *local_index;             /* jobrank -> index in nbrhd, or INVALID */
+  /* Host: same machine and network namespace (a neighbourhood is a host, or
+   * a part of one under GEX_SUPERNODE_MAXSIZE). */
+  gex_Rank_t *host_jobranks;
+  gex_Rank_t host_size, host_index, host_count, host_rank;
 
   struct gexi_Client client;
   struct gexi_EP ep;
@@ -134,6 +138,20 @@ struct gexi_thread_state {
   struct gexi_SrcDesc *open_sd;      /* Prepare without Commit/Cancel yet */
   int in_access_region;
   unsigned idle_polls;               /* consecutive polls that found nothing */
+  struct gexi_net_nbi *net_nbi;      /* transport/ofi: this thread's NBI operations in flight */
+  struct gexi_net_nbi *net_region;   /* ... and those of its open access region */
+  /* Operations carried by Active Messages (atomics/ad_am.c, vis/vis.c):
+   * 'pending' counts this thread's NBI ones whose replies are still due, by
+   * category (GEXI_AM_NBI_PUT/GET/RMW in atomic/ad_am.h).  Reply handlers,
+   * which may run on any thread, decrement it (release); gex_NBI_Test/Wait
+   * read it (acquire).  'region': the event that NBI operations join while an
+   * access region is open (NULL: none yet).  'vis_cfg': the GEX_VIS_* settings
+   * read from the environment on first use by this thread (0: not read). */
+  struct {
+    _Atomic uint32_t pending[3];
+    struct gexi_Event *region;
+    uint32_t vis_cfg;
+  } am_nbi;
 };
 extern _Thread_local struct gexi_thread_state gexi_tls;
 

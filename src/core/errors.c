@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include "core/context.h"
+#if GEXI_HAVE_OFI
+#include "transport/ofi/ofi.h"
+#endif
 
 const char *gasnet_ErrorName(int errval) {
   switch (errval) {
@@ -51,6 +54,9 @@ static void emit(const char *fmt, va_list ap) {
 }
 
 void gexi_end_process(int code) {
+#if GEXI_HAVE_OFI
+  gexi_ofi_at_exit();
+#endif
   fflush(stdout);
   fflush(stderr);
   _exit(code);

@@ -15,8 +15,9 @@
  * shared-memory engine needs no AM, so it never polls for one; a
  * collective of the AM engine polls once (its progress depends on handlers
  * running here, and a Test loop that never polled could spin forever).
- * 'am' is fixed at initiation, so reading it unlocked is safe.  *moved:
- * whether anything advanced. */
+ * 'am' is fixed at initiation, so reading it unlocked is safe.  An event
+ * completed by AM replies (GEXI_EV_FLAG) or by the network (GEXI_EV_NET)
+ * polls once too.  *moved: whether anything advanced. */
 static int event_done_moved(gex_Event_t e, int *moved) {
   switch (e->kind) {
     case GEXI_EV_COLL: {
@@ -26,6 +27,7 @@ static int event_done_moved(gex_Event_t e, int *moved) {
     }
     case GEXI_EV_NET:
       return gexi_ctx.net->event_done(e, moved);
+    case GEXI_EV_FLAG: return gexi_ev_flag_done(e, moved);
     default:
       gexi_fatal("gex_Event: %p is not a valid event", (void *)e);
   }

@@ -20,7 +20,7 @@
 #include "core/context.h"
 #include <gasnet_coll.h>
 
-enum { GEXI_EV_COLL = 1 };
+enum { GEXI_EV_COLL = 1, GEXI_EV_FLAG = 2 };
 /* Network operations (transport/ofi) are events too; their kind value: */
 #define GEXI_EV_NET 0x4e4554
 /* GEXI_COLL_GATHER is internal (team construction over the AM engine). */
@@ -28,8 +28,17 @@ enum { GEXI_COLL_BARRIER = 1, GEXI_COLL_BCAST, GEXI_COLL_REDUCE, GEXI_COLL_GATHE
 
 struct gexi_cam_msg;
 
+/* Complete when 'pending' is 0 and every event of 'sub' is complete.  Reply
+ * handlers decrement 'pending' (release) and never touch the event after
+ * that: its owner frees it as soon as it reads 0 (acquire). */
+struct gexi_ev_flag {
+  _Atomic uint32_t pending; /* replies still due */
+  gex_Event_t *sub;         /* malloc'd array of further events, or NULL */
+  size_t nsub;
+};
+
 struct gexi_Event {
-  int kind;              /* GEXI_EV_COLL */
+  int kind;              /* GEXI_EV_COLL, GEXI_EV_FLAG */
   int ckind;             /* GEXI_COLL_* */
   int done;              /* set under the collective lock */
   int phase;             /* shm: 0 stage+arrive, 1 wait 1st, 2 wait 2nd; AM barrier: 1 = sent */
@@ -65,7 +74,14 @@ struct gexi_Event {
   size_t down_total;     /* fragments of the down phase (0: none here) */
   struct gexi_cam_msg *acc; /* reduce: accumulator of the current round (owned) */
   struct gexi_cam_msg *asmb; /* reduce, elements > one fragment: operand being assembled */
+  /* GEXI_EV_FLAG: an operation completed by Active Message replies (remote
+   * atomics and VIS over AMs, atomic/ad_am.c). */
+  struct gexi_ev_flag flag;
 };
+
+/* atomic/ad_am.c: whether a GEXI_EV_FLAG event is complete; polls (all
+ * queues) once if it is not, setting *moved if that ran any handler. */
+int gexi_ev_flag_done(struct gexi_Event *e, int *moved);
 
 /* Advance every collective of this process; returns non-zero if anything
  * moved.  Sets *done to whether 'e' is complete (e may be NULL). */

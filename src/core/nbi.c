@@ -4,16 +4,23 @@
  * is nothing to wait for unless an off-node transport has operations in
  * flight for this thread.
  */
+#include <stdlib.h>
+
+#include "atomic/ad_am.h"
 #include "core/context.h"
 #include "transport/transport.h"
 
 static int nbi_pending(gex_EC_t mask) {
-  return gexi_ctx.net ? gexi_ctx.net->nbi_test(mask) : 0;
+  int net = gexi_ctx.net ? gexi_ctx.net->nbi_test(mask) : 0;
+  return net | gexi_am_nbi_pending(mask); /* operations completed by AM replies */
 }
 
 int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags) {
   (void)flags;
   gexi_check_can_communicate("gex_NBI_Test");
+  if (!nbi_pending(event_mask)) return GASNET_OK;
+  /* AM-completed operations advance only when handlers run: poll once. */
+  if (gexi_am_nbi_pending(event_mask)) gexi_poll(GEXI_POLL_ALL);
   return nbi_pending(event_mask) ? GASNET_ERR_NOT_READY : GASNET_OK;
 }
 
@@ -42,5 +49,20 @@ gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
   if (!gexi_tls.in_access_region)
     gexi_fatal("gex_NBI_EndAccessRegion: no access region is open on this thread");
   gexi_tls.in_access_region = 0;
-  return GEX_EVENT_INVALID; /* every operation of the region is already complete */
+  /* On-node operations of the region are already complete.  Operations
+   * completed by AM replies joined the region's AM event (atomic/ad_am.c);
+   * network RMA is covered by the transport's region event, which becomes
+   * a sub-event of the AM one when both exist. */
+  gex_Event_t am = gexi_tls.am_nbi.region;
+  gexi_tls.am_nbi.region = NULL;
+  gex_Event_t net = gexi_ctx.net ? gexi_ctx.net->region_event() : GEX_EVENT_INVALID;
+  if (!am) return net;
+  if (net != GEX_EVENT_INVALID) {
+    struct gexi_ev_flag *f = &am->flag;
+    gex_Event_t *sub = realloc(f->sub, (f->nsub + 1) * sizeof *sub);
+    if (!sub) gexi_fatal("out of memory");
+    sub[f->nsub++] = net;
+    f->sub = sub;
+  }
+  return am;
 }

@@ -27,6 +27,9 @@ struct gexi_net_ops {
   /* Is the transport's event (kind GEXI_EV_NET) complete?  *moved: whether
    * testing it made progress. */
   int (*event_done)(gex_Event_t e, int *moved);
+  /* The event completing the NBI operations of an access region that just
+   * ended (GEX_EVENT_INVALID: nothing in flight). */
+  gex_Event_t (*region_event)(void);
   /* Segment attach: register this process's segment (returns the key to
    * publish), then learn each off-node peer's key. */
   void (*seg_register)(void *base, uintptr_t size, uint64_t *key);

@@ -3,14 +3,14 @@
  * One reliable-datagram endpoint (FI_EP_RDM) per process, an address vector
  * in FI_AV_TABLE mode filled with every rank's address in jobrank order (so
  * a jobrank is its own fi_addr_t and libgex keeps no per-peer connection
- * state), one completion queue and two completion counters:
+ * state), and one completion queue:
  *
- *   - RMA: fi_writemsg/fi_readmsg into the peer's registered segment.  NBI
- *     operations ask for no CQ entry (FI_SELECTIVE_COMPLETION) and are
- *     tracked by the write/read counters against the number issued; NB and
- *     blocking ones carry an operation context (struct ofi_op) and complete
- *     through the CQ.  Every write asks for FI_DELIVERY_COMPLETE when the
- *     provider offers it, so a completed put is visible at the target.
+ *   - RMA: fi_writemsg/fi_readmsg into the peer's registered segment.  Every
+ *     operation carries a context (struct ofi_op): NB ones are the client's
+ *     event, blocking ones live on the caller's stack, NBI ones count down
+ *     a per-thread tracker (ofi_rma.c says why not completion counters).
+ *     Every write asks for FI_DELIVERY_COMPLETE when the provider offers it,
+ *     so a completed put is visible at the target.
  *   - Active Messages: FI_MSG sends of a small wire header (struct
  *     ofi_wire) plus payload, received into FI_MULTI_RECV buffers that are
  *     re-posted as soon as every message in them has been handled.  Byte
@@ -39,6 +39,8 @@ enum {
   OFI_OP_WAIT = 1,  /* someone spins on 'done' (blocking op, stack context) */
   OFI_OP_EVENT,     /* NB operation: the op is the gex_Event_t (heap) */
   OFI_OP_FREE,      /* nobody waits: release bounce/tmp_mr and free the op */
+  OFI_OP_NBI,       /* NBI operation: count it down in 'nbi', release, free the op */
+  OFI_OP_REGION,    /* access-region event: done when 'nbi' has nothing in flight */
 };
 
 #include "core/event.h" /* GEXI_EV_NET */
@@ -57,7 +59,20 @@ struct ofi_op {
   void *bounce;              /* pool buffer to return on completion, or NULL */
   void *copy_to;             /* Get through a bounce buffer: copy here ... */
   size_t copy_len;           /* ... this many bytes on completion */
+  struct gexi_net_nbi *nbi;  /* OFI_OP_NBI: the tracker to count down; OFI_OP_REGION: to watch */
+  int nbi_kind;              /* OFI_NBI_PUT or OFI_NBI_GET */
   struct fi_context2 fctx;
+};
+
+/* NBI operations in flight, by kind, of one thread (gexi_tls.net_nbi) or of
+ * one access region (gexi_tls.net_region).  Incremented by the initiating
+ * thread; decremented (release) by whichever thread polls the completion;
+ * read (acquire) by NBI Test/Wait.  A thread's tracker lives on after the
+ * thread (completions may still arrive); a region's is freed with its event,
+ * after the count reached zero. */
+enum { OFI_NBI_PUT = 0, OFI_NBI_GET = 1 };
+struct gexi_net_nbi {
+  _Atomic uint64_t pending[2];
 };
 
 /* Per-peer state (by jobrank; only off-node peers are used). */
@@ -96,16 +111,14 @@ struct gexi_ofi {
   struct fid_ep *ep;
   struct fid_av *av;
   struct fid_cq *cq;
-  struct fid_cntr *wcntr, *rcntr;
   const char *prov_name;
+  char shm_name[96];          /* 'shm' provider: our /dev/shm object, unlinked at exit */
   uint64_t mr_mode;
   size_t inject_size;
   uint64_t write_flags;       /* FI_DELIVERY_COMPLETE when offered */
   int order_saw;              /* a send after a write is delivered after it */
   int flush_with_read;        /* no DELIVERY_COMPLETE: a read after writes flushes them */
 
-  /* NBI accounting: operations posted (counters count completions). */
-  _Atomic uint64_t writes_posted, reads_posted;
 
   /* Segment registration. */
   _Atomic uint64_t next_key; /* keys of temporary registrations (from 2) */
@@ -162,6 +175,9 @@ struct ofi_wire {
  * on one host), so the loopback interface is preferred. */
 void gexi_ofi_start(int one_host);
 const char *gexi_ofi_strerror(ssize_t rc);
+/* Process exit: remove what the provider would leave behind (the 'shm'
+ * provider's /dev/shm object).  Safe from any thread, never blocks. */
+void gexi_ofi_at_exit(void);
 GEXI_NORETURN void gexi_ofi_fail(const char *what, ssize_t rc);
 
 /* ---- ofi_mr.c ---- */
@@ -186,6 +202,7 @@ void gexi_ofi_write_sync(gex_Rank_t jobrank, void *dest, const void *src, size_t
 /* Wait, polling 'what', until op->done. */
 void gexi_ofi_wait_op(struct ofi_op *op, int what);
 int gexi_ofi_event_done_ev(gex_Event_t e, int *moved);
+gex_Event_t gexi_ofi_region_event(void);
 
 /* ---- ofi_am.c ---- */
 int gexi_ofi_am_send(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,

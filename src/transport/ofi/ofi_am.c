@@ -233,7 +233,6 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
       struct fi_rma_iov riov = {gexi_ofi_raddr(j, (void *)(uintptr_t)h->dest), h->nbytes, p->key};
       struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
                                .rma_iov = &riov, .rma_iov_count = 1, .context = &wop.fctx};
-      atomic_fetch_add_explicit(&o->writes_posted, 1, memory_order_relaxed);
       OFI_RETRY(fi_writemsg(o->ep, &msg, FI_COMPLETION | o->write_flags), what, "fi_writemsg");
       wrote = 1;
     } else {
@@ -317,6 +316,11 @@ static int run_deferred(void) {
 static void complete_op(struct ofi_op *op) {
   if (op->tmp_mr) fi_close(&op->tmp_mr->fid);
   if (op->bounce) gexi_ofi_pool_put(op->bounce);
+  if (op->kind == OFI_OP_NBI) {
+    atomic_fetch_sub_explicit(&op->nbi->pending[op->nbi_kind], 1, memory_order_release);
+    free(op);
+    return;
+  }
   if (op->kind == OFI_OP_FREE) {
     free(op);
     return;

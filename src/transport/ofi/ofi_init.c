@@ -11,6 +11,7 @@
  * exchange.
  */
 #include <arpa/inet.h>
+#include <sys/mman.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,17 +103,10 @@ static void open_resources(struct gexi_ofi *o) {
   struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE,
                                .size = 4096};
   if ((rc = fi_cq_open(o->domain, &cq_attr, &o->cq, NULL))) gexi_ofi_fail("fi_cq_open", rc);
-  struct fi_cntr_attr cntr_attr = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
-  if ((rc = fi_cntr_open(o->domain, &cntr_attr, &o->wcntr, NULL)))
-    gexi_ofi_fail("fi_cntr_open", rc);
-  if ((rc = fi_cntr_open(o->domain, &cntr_attr, &o->rcntr, NULL)))
-    gexi_ofi_fail("fi_cntr_open", rc);
   if ((rc = fi_endpoint(o->domain, fi, &o->ep, NULL))) gexi_ofi_fail("fi_endpoint", rc);
   if ((rc = fi_ep_bind(o->ep, &o->av->fid, 0))) gexi_ofi_fail("fi_ep_bind(av)", rc);
   if ((rc = fi_ep_bind(o->ep, &o->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)))
     gexi_ofi_fail("fi_ep_bind(cq)", rc);
-  if ((rc = fi_ep_bind(o->ep, &o->wcntr->fid, FI_WRITE))) gexi_ofi_fail("fi_ep_bind(cntr)", rc);
-  if ((rc = fi_ep_bind(o->ep, &o->rcntr->fid, FI_READ))) gexi_ofi_fail("fi_ep_bind(cntr)", rc);
   /* A multi-receive buffer is handed back once it can't hold a largest message. */
   size_t min_left = o->wire_max;
   /* libfabric 1.17's shm provider crashes in fi_setopt, so it keeps its
@@ -132,6 +126,7 @@ static const struct gexi_net_ops ofi_ops = {
     .get = gexi_ofi_get,
     .nbi_test = gexi_ofi_nbi_test,
     .event_done = gexi_ofi_event_done_ev,
+    .region_event = gexi_ofi_region_event,
     .seg_register = gexi_ofi_seg_register,
     .seg_peer = gexi_ofi_seg_peer,
 };
@@ -185,6 +180,15 @@ void gexi_ofi_start(int one_host) {
   ssize_t rc = fi_getname(&o->ep->fid, mine.addr, &alen);
   if (rc) gexi_ofi_fail("fi_getname", rc);
   mine.len = alen;
+  if (strcmp(o->prov_name, "shm") == 0) {
+    /* Its address is the name of a /dev/shm object ("fi_shm://<name>" or
+     * "<name>"), which the provider unlinks only when the endpoint is
+     * closed; libgex ends processes with _exit, so it unlinks it itself. */
+    const char *a = (const char *)mine.addr, *p = strstr(a, "://");
+    p = p ? p + 3 : a;
+    if (*p && !strchr(p, '/') && strlen(p) + 2 <= sizeof o->shm_name)
+      snprintf(o->shm_name, sizeof o->shm_name, "/%s", p);
+  }
   struct ofi_addr_rec *all = calloc(gexi_ctx.size, sizeof *all);
   unsigned char *addrs = calloc(gexi_ctx.size, alen);
   if (!all || !addrs) gexi_fatal("out of memory");
@@ -210,4 +214,9 @@ void gexi_ofi_start(int one_host) {
             o->prov_name, fi->domain_attr->name, o->inject_size, (unsigned long long)o->mr_mode,
             dc ? ", delivery-complete writes" : ", writes flushed by a read",
             o->order_saw ? ", send-after-write order" : "");
+}
+
+void gexi_ofi_at_exit(void) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  if (o && o->shm_name[0]) shm_unlink(o->shm_name);
 }

@@ -1,8 +1,9 @@
 /* transport/ofi/ofi_rma.c -- Put and Get to off-node peers.
  *
  * Completion tracking by form:
- *   NBI       no CQ entry; the write/read counter counts it against
- *             writes_posted/reads_posted (gexi_ofi_nbi_test);
+ *   NBI       an operation context that counts down the initiating thread's
+ *             tracker (or its open access region's) when the completion is
+ *             polled; gexi_ofi_nbi_test reads the tracker;
  *   NB        a heap ofi_op that is the client's event;
  *   Blocking  an ofi_op on the caller's stack, waited on before return.
  * Sources smaller than the provider's inject size are copied by the
@@ -10,10 +11,13 @@
  * whose local completion is GEX_EVENT_NOW go through a bounce buffer when
  * they fit one, else the call waits for the operation.
  *
- * The counters also count operations that have a CQ entry, so every write
- * and read posted increments the 'posted' totals.  NBI waits are therefore
- * conservative with several threads: a thread waits for every operation
- * posted before its check, its own included.
+ * Why not completion counters for NBI: the counters bound to the endpoint
+ * also count reads and writes that providers issue internally (rendezvous
+ * transfers of large messages are RMA reads), so "counter >= operations
+ * posted" can hold before our own operations are done.  That was observed
+ * with tcp;ofi_rxm, udp;ofi_rxd and shm (a Get issued after gex_NBI_Wait
+ * read stale data while other threads sent Medium AMs).  So libgex opens
+ * no counters; every operation reports through the completion queue.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +32,25 @@ static struct ofi_op *op_new(int kind) {
   if (!op) gexi_fatal("out of memory");
   op->ev_kind = GEXI_EV_NET;
   op->kind = kind;
+  return op;
+}
+
+/* The tracker NBI operations of this thread join now. */
+static struct gexi_net_nbi *nbi_tracker(void) {
+  struct gexi_net_nbi **slot = gexi_tls.in_access_region ? &gexi_tls.net_region : &gexi_tls.net_nbi;
+  if (GEXI_UNLIKELY(!*slot)) {
+    *slot = calloc(1, sizeof **slot);
+    if (!*slot) gexi_fatal("out of memory");
+  }
+  return *slot;
+}
+
+/* A context for one NBI operation of this thread. */
+static struct ofi_op *nbi_op(int kind) {
+  struct ofi_op *op = op_new(OFI_OP_NBI);
+  op->nbi = nbi_tracker();
+  op->nbi_kind = kind;
+  atomic_fetch_add_explicit(&op->nbi->pending[kind], 1, memory_order_relaxed);
   return op;
 }
 
@@ -57,7 +80,6 @@ static void post_write(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
   struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
                            .rma_iov = &riov, .rma_iov_count = 1,
                            .context = op ? &op->fctx : NULL};
-  atomic_fetch_add_explicit(&o->writes_posted, 1, memory_order_relaxed);
   OFI_RETRY(fi_writemsg(o->ep, &msg, flags), what, "fi_writemsg");
 }
 
@@ -72,7 +94,6 @@ static void post_read(gex_Rank_t j, void *dest, const void *src, size_t nbytes, 
   struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
                            .rma_iov = &riov, .rma_iov_count = 1,
                            .context = op ? &op->fctx : NULL};
-  atomic_fetch_add_explicit(&o->reads_posted, 1, memory_order_relaxed);
   OFI_RETRY(fi_readmsg(o->ep, &msg, flags), what, "fi_readmsg");
 }
 
@@ -132,14 +153,9 @@ gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbyte
       gexi_ofi_wait_op(&op, GEXI_POLL_ALL);
       return 0;
     }
-    if (bounce || (!inject && (o->mr_mode & FI_MR_LOCAL))) {
-      /* Something to release at completion: an op nobody waits for. */
-      struct ofi_op *op = op_new(OFI_OP_FREE);
-      op->bounce = bounce;
-      post_write(j, dest, src, nbytes, fl | FI_COMPLETION, op, GEXI_POLL_ALL);
-    } else {
-      post_write(j, dest, src, nbytes, fl, NULL, GEXI_POLL_ALL);
-    }
+    struct ofi_op *op = nbi_op(OFI_NBI_PUT);
+    op->bounce = bounce;
+    post_write(j, dest, src, nbytes, fl | FI_COMPLETION, op, GEXI_POLL_ALL);
     return 0;
   }
 
@@ -162,7 +178,6 @@ gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbyte
 gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex_Flags_t flags,
                          int mode) {
   (void)flags;
-  struct gexi_ofi *o = gexi_ctx.ofi;
   if (nbytes == 0) return mode == GEXI_MODE_NB ? GEX_EVENT_INVALID : 0;
   check_segment("gex_RMA_Get", j);
   switch (mode) {
@@ -173,12 +188,7 @@ gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex
       return 0;
     }
     case GEXI_MODE_NBI:
-      if (o->mr_mode & FI_MR_LOCAL) {
-        struct ofi_op *op = op_new(OFI_OP_FREE);
-        post_read(j, dest, src, nbytes, FI_COMPLETION, op, GEXI_POLL_ALL);
-      } else {
-        post_read(j, dest, src, nbytes, 0, NULL, GEXI_POLL_ALL);
-      }
+      post_read(j, dest, src, nbytes, FI_COMPLETION, nbi_op(OFI_NBI_GET), GEXI_POLL_ALL);
       return 0;
     default: {
       struct ofi_op *op = op_new(OFI_OP_EVENT);
@@ -188,34 +198,47 @@ gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex
   }
 }
 
-/* Counter value, failing loudly on an operation that completed in error. */
-static uint64_t cntr_value(struct fid_cntr *c, const char *what) {
-  uint64_t err = fi_cntr_readerr(c);
-  if (GEXI_UNLIKELY(err))
-    gexi_fatal("network (libfabric %s): %llu implicit-event %s(s) failed (a peer died or is "
-               "unreachable)",
-               gexi_ctx.ofi->prov_name, (unsigned long long)err, what);
-  return fi_cntr_read(c);
+static int tracker_busy(struct gexi_net_nbi *t, gex_EC_t mask) {
+  if (!t) return 0;
+  if ((mask & (GEX_EC_PUT | GEX_EC_LC)) &&
+      atomic_load_explicit(&t->pending[OFI_NBI_PUT], memory_order_acquire))
+    return 1;
+  return (mask & GEX_EC_GET) && atomic_load_explicit(&t->pending[OFI_NBI_GET], memory_order_acquire);
 }
 
 int gexi_ofi_nbi_test(gex_EC_t mask) {
-  struct gexi_ofi *o = gexi_ctx.ofi;
-  int pending = 0;
-  if (mask & (GEX_EC_PUT | GEX_EC_LC)) {
-    uint64_t posted = atomic_load_explicit(&o->writes_posted, memory_order_relaxed);
-    if (posted && cntr_value(o->wcntr, "put") < posted) pending = 1;
-  }
-  if (!pending && (mask & GEX_EC_GET)) {
-    uint64_t posted = atomic_load_explicit(&o->reads_posted, memory_order_relaxed);
-    if (posted && cntr_value(o->rcntr, "get") < posted) pending = 1;
-  }
+  int pending = tracker_busy(gexi_tls.net_nbi, mask);
   if (pending) gexi_ofi_poll(GEXI_POLL_ALL); /* a spin on NBI_Test must make progress */
   return pending;
+}
+
+/* The event of an access region that just ended: done when the region's
+ * tracker has nothing in flight; it owns the tracker from now on. */
+gex_Event_t gexi_ofi_region_event(void) {
+  struct gexi_net_nbi *t = gexi_tls.net_region;
+  gexi_tls.net_region = NULL;
+  if (!t) return GEX_EVENT_INVALID;
+  if (!tracker_busy(t, GEX_EC_ALL)) {
+    free(t);
+    return GEX_EVENT_INVALID;
+  }
+  struct ofi_op *op = op_new(OFI_OP_REGION);
+  op->nbi = t;
+  return (gex_Event_t)(void *)op;
 }
 
 int gexi_ofi_event_done_ev(gex_Event_t e, int *moved) {
   struct ofi_op *op = (struct ofi_op *)(void *)e;
   *moved = 0;
+  if (op->kind == OFI_OP_REGION) {
+    if (!tracker_busy(op->nbi, GEX_EC_ALL)) goto region_done;
+    *moved = gexi_ofi_poll(GEXI_POLL_ALL);
+    if (tracker_busy(op->nbi, GEX_EC_ALL)) return 0;
+  region_done:
+    free(op->nbi); /* the caller frees the event itself */
+    op->nbi = NULL;
+    return 1;
+  }
   if (atomic_load_explicit(&op->done, memory_order_acquire)) return 1;
   *moved = gexi_ofi_poll(GEXI_POLL_ALL);
   return atomic_load_explicit(&op->done, memory_order_acquire);

@@ -1,0 +1,225 @@
+/* bootstrap/pmix.c -- start a job through the PMIx client API, so that a
+ * PMIx launcher (Open MPI's mpirun, Slurm's srun --mpi=pmix, prterun) can
+ * start libgex programs without gexrun.
+ *
+ * rank/size   PMIx_Init's process id and the job's PMIX_JOB_SIZE.
+ * allgather   every rank puts its bytes under a key unique to the round
+ *             ("gex.ag.<seq>"), commits, fences with data collection, then
+ *             reads every rank's value from its local store.  A round of
+ *             length 0 (barrier) is a fence without data.
+ * abort       PMIx_Abort: the launcher ends every process of the job.
+ * exit        gasnet_exit(code) must end the whole job with 'code':
+ *             - code != 0: PMIx_Abort(code); the launcher kills the others
+ *               and reports the code (mpirun exits with it).
+ *             - code == 0: a fence bounded by a short grace period.  When
+ *               every rank is exiting (the usual collective exit after a
+ *               barrier) the fence completes, each rank PMIx_Finalize()s and
+ *               exits 0, and the launcher sees a clean end.  When this rank
+ *               exits alone the fence times out and the rank calls
+ *               PMIx_Abort(0): the launcher ends the others (Open MPI's
+ *               mpirun then exits 0).
+ *             PMIx event notification would let the other ranks leave at
+ *             their next poll instead, but Open MPI 4.1's runtime does not
+ *             deliver a client's namespace-range event to its peers (and
+ *             was seen to hang afterwards), so it is not relied upon.
+ *
+ * Fences are bounded by GEX_BOOTSTRAP_TIMEOUT seconds (default 60): a rank
+ * that never arrives (it was not started as a libgex program, or it hangs
+ * before gex_Client_Init) ends the job with one line instead of a hang.
+ *
+ * Without PMIx at build time (GEXI_HAVE_PMIX unset) this file provides a
+ * stub that refuses to run under a PMIx launcher (see bootstrap.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "core/context.h"
+
+#if GEXI_HAVE_PMIX
+#include <pmix.h>
+
+/* Seconds a rank calling gasnet_exit(0) waits for the others to join the
+ * exit before it ends them (the launcher bootstrap gives the same grace). */
+#define GEXI_PMIX_EXIT_GRACE_SECONDS 2
+#define GEXI_PMIX_DEFAULT_TIMEOUT 60
+
+struct pmix_boot {
+  gexi_bootstrap_t pub;
+  pmix_proc_t me;
+  pmix_proc_t all; /* the whole namespace (PMIX_RANK_WILDCARD) */
+  int timeout;     /* seconds per fence; 0: none */
+  unsigned long seq;
+};
+
+/* Print "libgex: rank R: <msg>" as one line.  gexi_fatal cannot be used
+ * before gex_Client_Init has finished (it would not print the rank), and
+ * the PMIx calls here run during it. */
+static void pmix_say(const struct pmix_boot *p, const char *msg, pmix_status_t rc) {
+  char buf[512];
+  int n = snprintf(buf, sizeof buf, "libgex: rank %u: %s (%s)\n", (unsigned)p->pub.rank, msg,
+                   PMIx_Error_string(rc));
+  if (n > (int)sizeof buf - 1) n = (int)sizeof buf - 1;
+  fflush(stdout);
+  ssize_t w = write(STDERR_FILENO, buf, (size_t)n);
+  (void)w;
+}
+
+static GEXI_NORETURN void pmix_die(struct pmix_boot *p, const char *msg, pmix_status_t rc) {
+  pmix_say(p, msg, rc);
+  fflush(stderr);
+  PMIx_Abort(1, msg, NULL, 0);
+  gexi_end_process(1);
+}
+
+static pmix_status_t fence(struct pmix_boot *p, int collect, int timeout) {
+  pmix_info_t info[2];
+  size_t ninfo = 0;
+  bool yes = true;
+  if (collect) PMIX_INFO_LOAD(&info[ninfo++], PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+  if (timeout > 0) PMIX_INFO_LOAD(&info[ninfo++], PMIX_TIMEOUT, &timeout, PMIX_INT);
+  pmix_status_t rc = PMIx_Fence(&p->all, 1, ninfo ? info : NULL, ninfo);
+  for (size_t i = 0; i < ninfo; i++) PMIX_INFO_DESTRUCT(&info[i]);
+  return rc;
+}
+
+static void bootstrap_fence(struct pmix_boot *p, int collect) {
+  pmix_status_t rc = fence(p, collect, p->timeout);
+  if (rc == PMIX_SUCCESS) return;
+  char msg[256];
+  if (rc == PMIX_ERR_TIMEOUT)
+    snprintf(msg, sizeof msg,
+             "bootstrap (PMIx fence) timed out after %d s (GEX_BOOTSTRAP_TIMEOUT): a rank of the "
+             "job did not reach it",
+             p->timeout);
+  else
+    snprintf(msg, sizeof msg, "bootstrap (PMIx fence) failed");
+  pmix_die(p, msg, rc);
+}
+
+static void pmix_allgather(gexi_bootstrap_t *b, const void *mine, void *out, size_t len) {
+  struct pmix_boot *p = (struct pmix_boot *)b;
+  if (len == 0) {
+    bootstrap_fence(p, 0);
+    return;
+  }
+  char key[PMIX_MAX_KEYLEN + 1];
+  snprintf(key, sizeof key, "gex.ag.%lu", p->seq++);
+  pmix_value_t v;
+  PMIX_VALUE_CONSTRUCT(&v);
+  v.type = PMIX_BYTE_OBJECT;
+  v.data.bo.bytes = (char *)mine; /* PMIx_Put copies it */
+  v.data.bo.size = len;
+  pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+  if (rc != PMIX_SUCCESS) pmix_die(p, "bootstrap: PMIx_Put failed", rc);
+  rc = PMIx_Commit();
+  if (rc != PMIX_SUCCESS) pmix_die(p, "bootstrap: PMIx_Commit failed", rc);
+  bootstrap_fence(p, 1);
+
+  /* The fence collected every value: read them from the local store only. */
+  pmix_info_t opt;
+  bool yes = true;
+  PMIX_INFO_LOAD(&opt, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+  pmix_proc_t peer;
+  for (uint32_t r = 0; r < b->size; r++) {
+    PMIX_LOAD_PROCID(&peer, p->me.nspace, r);
+    pmix_value_t *got = NULL;
+    rc = PMIx_Get(&peer, key, &opt, 1, &got);
+    if (rc != PMIX_SUCCESS) /* not in the local store after all: ask the server */
+      rc = PMIx_Get(&peer, key, NULL, 0, &got);
+    if (rc != PMIX_SUCCESS || !got) pmix_die(p, "bootstrap: PMIx_Get of a rank's data failed", rc);
+    if (got->type != PMIX_BYTE_OBJECT || got->data.bo.size != len) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "bootstrap: rank %u contributed %zu bytes, expected %zu",
+               (unsigned)r, got->type == PMIX_BYTE_OBJECT ? got->data.bo.size : (size_t)0, len);
+      pmix_die(p, msg, PMIX_ERR_BAD_PARAM);
+    }
+    memcpy((char *)out + (size_t)r * len, got->data.bo.bytes, len);
+    PMIX_VALUE_RELEASE(got);
+  }
+  PMIX_INFO_DESTRUCT(&opt);
+}
+
+static void pmix_notify_abort(gexi_bootstrap_t *b, int code) {
+  (void)b;
+  fflush(stdout);
+  fflush(stderr);
+  PMIx_Abort(code ? code : 1, "libgex: fatal error", NULL, 0);
+}
+
+static void pmix_notify_exit(gexi_bootstrap_t *b, int code) {
+  struct pmix_boot *p = (struct pmix_boot *)b;
+  /* Whatever happens next, this rank's output must be out first: the
+   * launcher may end this process as soon as it hears of the abort. */
+  fflush(stdout);
+  fflush(stderr);
+  if (code == 0 && fence(p, 0, GEXI_PMIX_EXIT_GRACE_SECONDS) == PMIX_SUCCESS) {
+    PMIx_Finalize(NULL, 0); /* every rank is exiting: a clean end */
+    return;
+  }
+  PMIx_Abort(code, "gasnet_exit", NULL, 0);
+}
+
+static int bootstrap_timeout(void) {
+  const char *s = getenv("GEX_BOOTSTRAP_TIMEOUT");
+  if (!s || !*s) return GEXI_PMIX_DEFAULT_TIMEOUT;
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (*end || v < 0 || v > 1000000) {
+    fprintf(stderr, "libgex: GEX_BOOTSTRAP_TIMEOUT='%s' is not a number of seconds; using %d\n",
+            s, GEXI_PMIX_DEFAULT_TIMEOUT);
+    return GEXI_PMIX_DEFAULT_TIMEOUT;
+  }
+  return (int)v;
+}
+
+gexi_bootstrap_t *gexi_bootstrap_pmix_start(void) {
+  struct pmix_boot *p = calloc(1, sizeof *p);
+  if (!p) abort();
+  pmix_status_t rc = PMIx_Init(&p->me, NULL, 0);
+  if (rc != PMIX_SUCCESS) {
+    fprintf(stderr, "libgex: PMIx_Init failed (%s): was this process started by a PMIx "
+                    "launcher (mpirun, srun --mpi=pmix)?\n",
+            PMIx_Error_string(rc));
+    exit(1);
+  }
+  p->pub.name = "pmix";
+  p->pub.rank = p->me.rank;
+  p->pub.allgather = pmix_allgather;
+  p->pub.notify_exit = pmix_notify_exit;
+  p->pub.notify_abort = pmix_notify_abort;
+  p->pub.impl = p;
+  p->timeout = bootstrap_timeout();
+  PMIX_LOAD_PROCID(&p->all, p->me.nspace, PMIX_RANK_WILDCARD);
+
+  pmix_value_t *v = NULL;
+  rc = PMIx_Get(&p->all, PMIX_JOB_SIZE, NULL, 0, &v);
+  if (rc != PMIX_SUCCESS || !v) pmix_die(p, "bootstrap: cannot get the job size (PMIX_JOB_SIZE)", rc);
+  uint32_t size = 0;
+  switch (v->type) {
+    case PMIX_UINT32: size = v->data.uint32; break;
+    case PMIX_UINT64: size = (uint32_t)v->data.uint64; break;
+    case PMIX_INT: size = (uint32_t)v->data.integer; break;
+    case PMIX_UINT: size = (uint32_t)v->data.uint; break;
+    default: break;
+  }
+  PMIX_VALUE_RELEASE(v);
+  if (size == 0 || p->me.rank >= size)
+    pmix_die(p, "bootstrap: PMIx reports no usable job size", PMIX_ERR_BAD_PARAM);
+  p->pub.size = size;
+  return &p->pub;
+}
+
+#else /* !GEXI_HAVE_PMIX */
+
+gexi_bootstrap_t *gexi_bootstrap_pmix_start(void) {
+  fprintf(stderr,
+          "libgex: this process was started by a PMIx launcher (mpirun, srun --mpi=pmix), but "
+          "this libgex was built without PMIx support; rebuild it with libpmix-dev installed, "
+          "start the job with gexrun, or set GEX_BOOTSTRAP=singleton\n");
+  exit(1);
+}
+
+#endif

@@ -1,0 +1,275 @@
+/* common.c -- see common.h. */
+#include "common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t gx_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *gx_signame(int sig) {
+#define S(s) [s] = #s
+  static const char *const names[] = {
+      S(SIGHUP),  S(SIGINT),  S(SIGQUIT), S(SIGILL),    S(SIGTRAP), S(SIGABRT), S(SIGBUS),
+      S(SIGFPE),  S(SIGKILL), S(SIGUSR1), S(SIGSEGV),   S(SIGUSR2), S(SIGPIPE), S(SIGALRM),
+      S(SIGTERM), S(SIGCHLD), S(SIGCONT), S(SIGSTOP),   S(SIGTSTP), S(SIGTTIN), S(SIGTTOU),
+      S(SIGURG),  S(SIGXCPU), S(SIGXFSZ), S(SIGVTALRM), S(SIGPROF), S(SIGWINCH), S(SIGIO),
+      S(SIGSYS),
+  };
+#undef S
+  if (sig > 0 && sig < (int)(sizeof names / sizeof *names) && names[sig]) return names[sig];
+  return sig >= SIGRTMIN && sig <= SIGRTMAX ? "real-time signal" : "unknown signal";
+}
+
+void *gx_xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) {
+    fprintf(stderr, "gexrun: out of memory; ending\n");
+    _exit(1);
+  }
+  return p;
+}
+
+void gx_set_nonblock(int fd) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int gx_write_all(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      struct pollfd pf = {.fd = fd, .events = POLLOUT};
+      poll(&pf, 1, 1000);
+      continue;
+    }
+    if (w <= 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* ---- frames and links ---- */
+
+struct gx_msg *gx_msg_new2(uint32_t type, int32_t arg0, int32_t arg1, const void *p1, size_t l1,
+                           const void *p2, size_t l2) {
+  struct gexi_wire_hdr h = {type, (uint32_t)(l1 + l2), arg0, arg1};
+  struct gx_msg *m = gx_xmalloc(sizeof *m + sizeof h + l1 + l2);
+  m->refs = 1;
+  m->len = sizeof h + l1 + l2;
+  memcpy(m->data, &h, sizeof h);
+  if (l1 && p1) memcpy(m->data + sizeof h, p1, l1);
+  if (l2 && p2) memcpy(m->data + sizeof h + l1, p2, l2);
+  return m;
+}
+
+struct gx_msg *gx_msg_new(uint32_t type, int32_t arg0, int32_t arg1, const void *payload,
+                          size_t len) {
+  return gx_msg_new2(type, arg0, arg1, payload, len, NULL, 0);
+}
+
+void gx_msg_unref(struct gx_msg *m) {
+  if (--m->refs == 0) free(m);
+}
+
+void gx_link_init(struct gx_link *l, int rfd, int wfd) {
+  memset(l, 0, sizeof *l);
+  l->rfd = rfd;
+  l->wfd = wfd;
+}
+
+static void drop_output(struct gx_link *l) {
+  while (l->head) {
+    struct gx_outq *q = l->head;
+    l->head = q->next;
+    gx_msg_unref(q->m);
+    free(q);
+  }
+  l->tail = NULL;
+  l->off = 0;
+}
+
+void gx_link_flush(struct gx_link *l) {
+  while (l->wfd >= 0 && !l->wr_dead && l->head) {
+    struct gx_msg *m = l->head->m;
+    ssize_t n = write(l->wfd, m->data + l->off, m->len - l->off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) {
+      /* The peer is gone.  Keep reading: its last frames may still be
+       * waiting for us; its end is noticed through EOF or SIGCHLD. */
+      l->wr_dead = 1;
+      drop_output(l);
+      return;
+    }
+    l->off += (size_t)n;
+    if (l->off == m->len) {
+      struct gx_outq *q = l->head;
+      l->head = q->next;
+      if (!l->head) l->tail = NULL;
+      l->off = 0;
+      gx_msg_unref(m);
+      free(q);
+    }
+  }
+}
+
+void gx_link_send(struct gx_link *l, struct gx_msg *m) {
+  if (l->wfd < 0 || l->wr_dead) return;
+  struct gx_outq *q = gx_xmalloc(sizeof *q);
+  q->m = m;
+  q->next = NULL;
+  m->refs++;
+  if (l->tail) l->tail->next = q;
+  else l->head = q;
+  l->tail = q;
+  gx_link_flush(l);
+}
+
+int gx_link_pending(const struct gx_link *l) {
+  return l->wfd >= 0 && !l->wr_dead && l->head != NULL;
+}
+
+void gx_link_close(struct gx_link *l) {
+  if (l->rfd >= 0) close(l->rfd);
+  if (l->wfd >= 0 && l->wfd != l->rfd) close(l->wfd);
+  l->rfd = l->wfd = -1;
+  drop_output(l);
+  free(l->in);
+  l->in = NULL;
+  l->hdr_got = l->in_got = 0;
+}
+
+int gx_link_read(struct gx_link *l, uint32_t max, gx_frame_cb *cb, void *ctx) {
+  while (l->rfd >= 0) {
+    char *p;
+    size_t want;
+    if (l->hdr_got < sizeof l->hdr) {
+      p = (char *)&l->hdr + l->hdr_got;
+      want = sizeof l->hdr - l->hdr_got;
+    } else {
+      p = l->in + l->in_got;
+      want = l->hdr.len - l->in_got;
+    }
+    ssize_t n = want ? read(l->rfd, p, want) : 0;
+    if (want) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+      if (n <= 0) return -1;
+    }
+    if (l->hdr_got < sizeof l->hdr) {
+      l->hdr_got += (size_t)n;
+      if (l->hdr_got < sizeof l->hdr) continue;
+      if (l->hdr.len > max) {
+        gx_link_close(l);
+        return -2;
+      }
+      l->in = gx_xmalloc((size_t)l->hdr.len + 1);
+      l->in_got = 0;
+    } else {
+      l->in_got += (size_t)n;
+    }
+    if (l->in_got == l->hdr.len) {
+      struct gexi_wire_hdr h = l->hdr;
+      char *payload = l->in;
+      payload[h.len] = 0;
+      l->in = NULL;
+      l->hdr_got = l->in_got = 0;
+      cb(ctx, &h, payload);
+      free(payload);
+    }
+  }
+  return -1;
+}
+
+/* ---- ranks ---- */
+
+pid_t gx_spawn_rank(const struct gx_rank_spec *s, int *boot_fd) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    fprintf(stderr, "gexrun: cannot create the socket for rank %d: %s\n", s->rank,
+            strerror(errno));
+    return -1;
+  }
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "gexrun: cannot start rank %d: %s\n", s->rank, strerror(errno));
+    close(sv[0]);
+    close(sv[1]);
+    return -1;
+  }
+  if (pid > 0) {
+    close(sv[1]);
+    *boot_fd = sv[0];
+    return pid;
+  }
+  /* The child. */
+  if (s->in_fd >= 0 && dup2(s->in_fd, 0) < 0) _exit(127);
+  for (int i = 0; i < 2; i++)
+    if (s->out_fd[i] >= 0 && dup2(s->out_fd[i], i + 1) < 0) _exit(127);
+  int bfd = fcntl(sv[1], F_DUPFD, 3); /* the copy has no FD_CLOEXEC */
+  if (bfd < 0) {
+    fprintf(stderr, "gexrun: rank %d: %s\n", s->rank, strerror(errno));
+    _exit(127);
+  }
+  char buf[32];
+  snprintf(buf, sizeof buf, "%d", s->rank);
+  setenv("GEX_RANK", buf, 1);
+  snprintf(buf, sizeof buf, "%d", s->size);
+  setenv("GEX_SIZE", buf, 1);
+  snprintf(buf, sizeof buf, "%d", bfd);
+  setenv("GEX_BOOT_FD", buf, 1);
+  setenv("GEX_JOBID", s->jobid, 1);
+  /* Die with the parent; if it is already gone, the death signal was missed. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
+  /* Undo what gexrun changed: SIGPIPE/SIGCHLD dispositions and the mask. */
+  sigaction(SIGPIPE, s->old_pipe, NULL);
+  sigaction(SIGCHLD, s->old_chld, NULL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  execvp(s->argv[0], s->argv);
+  fprintf(stderr, "gexrun: cannot execute '%s': %s\n", s->argv[0], strerror(errno));
+  _exit(127);
+}
+
+int gx_signals_setup(struct sigaction *old_pipe, struct sigaction *old_chld) {
+  /* A peer that died must not kill us through SIGPIPE; SIGCHLD must not be
+   * ignored (children would be reaped behind our back).  Terminating signals
+   * that we inherited as ignored (nohup) stay ignored. */
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &sa, old_pipe);
+  sa.sa_handler = SIG_DFL;
+  sigaction(SIGCHLD, &sa, old_chld);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGCHLD);
+  const int term_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t s = 0; s < sizeof term_sigs / sizeof *term_sigs; s++) {
+    struct sigaction cur;
+    sigaction(term_sigs[s], NULL, &cur);
+    if (cur.sa_handler != SIG_IGN) sigaddset(&set, term_sigs[s]);
+  }
+  sigprocmask(SIG_BLOCK, &set, NULL);
+  int sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+  if (sfd < 0) fprintf(stderr, "gexrun: signalfd: %s\n", strerror(errno));
+  return sfd;
+}
