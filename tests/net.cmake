@@ -57,6 +57,8 @@ endforeach()
 foreach(t IN LISTS GEX_NET_SUITE GEX_NET_SUITE5)
   gex_add_netns_test(netns_tcp_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;netns_tcp"
                      ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm" GEX_TEST_RANKS_PER_HOST=2)
+endforeach()
+foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_netns_test(netns_udp_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;netns_udp"
                      ENV "GEX_OFI_PROVIDER=udp;ofi_rxd" GEX_TEST_RANKS_PER_HOST=2)
 endforeach()
