@@ -109,10 +109,16 @@ static void open_resources(struct gexi_ofi *o) {
     gexi_ofi_fail("fi_ep_bind(cq)", rc);
   /* A multi-receive buffer is handed back once it can't hold a largest message. */
   size_t min_left = o->wire_max;
-  /* libfabric 1.17's shm provider crashes in fi_setopt, and without the
-   * minimum its multi-receive buffers lose messages that do not fit (AM
-   * floods hung); it gets one receive buffer per message instead. */
-  o->multi_recv = strcmp(o->prov_name, "shm") != 0;
+  /* Multi-receive buffers only where they proved reliable.  libfabric
+   * 1.17's shm provider crashes in fi_setopt, and without the minimum its
+   * multi-receive buffers lose messages that do not fit (AM floods hung);
+   * udp;ofi_rxd delivered a 16-byte fragment as a message now and then.
+   * Those get one receive buffer per message (GEX_OFI_MULTI_RECV=0/1
+   * overrides the choice). */
+  const char *mr_env = getenv("GEX_OFI_MULTI_RECV");
+  o->multi_recv = mr_env && *mr_env ? atoi(mr_env) != 0
+                                    : strcmp(o->prov_name, "shm") != 0 &&
+                                          strstr(o->prov_name, "ofi_rxd") == NULL;
   if (o->multi_recv &&
       (rc = fi_setopt(&o->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min_left,
                       sizeof min_left)))
