@@ -143,6 +143,7 @@ int main(int argc, char **argv) {
     rep_buf[s] = malloc(long_len);
     CHECK(rep_buf[s]);
   }
+  test_barrier(); /* handlers use medlen and rep_buf: set everywhere before any Request */
   unsigned char *buf[K];
   for (int k = 0; k < K; k++) {
     buf[k] = malloc(long_len + 8);

@@ -329,6 +329,8 @@ int main(int argc, char **argv) {
   CHECK(req_med_alloc <= MOST_LONG && req_med_client <= MOST_LONG);
   cbuf = malloc(MOST_LONG + 64);
   CHECK(cbuf);
+  /* handlers read the limits above: no Request may arrive before every rank has them */
+  test_barrier();
   long expect_rep = 0;
 
   int rounds = (int)test_iters(2, 1);

@@ -38,6 +38,7 @@ static void make_key(void) { pthread_key_create(&staging_key, staging_free); }
 
 static void *staging_buffer(size_t len) {
   int k = gexi_tls.handler_depth > 0;
+  if (len < 64) len = 64; /* a 0-byte Prepare still gets a valid address */
   if (staging.len[k] < len) {
     pthread_once(&staging_once, make_key);
     void *p = realloc(staging.buf[k], len);
