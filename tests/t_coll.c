@@ -5,6 +5,7 @@
  * several collectives in flight on one team and on different teams, and
  * src == dst. */
 #include "test_util.h"
+#include "t_coll_samenode.h"
 
 #include <gasnet_coll.h>
 
@@ -203,5 +204,6 @@ int main(int argc, char **argv) {
   }
   gex_TM_Destroy(par, NULL, 0);
   gex_TM_Destroy(rev, NULL, 0);
+  check_same_node_ams();
   test_finish();
 }

@@ -9,6 +9,7 @@
  * construction churn with collectives on each new team at once.  Every
  * result is checked against a serial computation. */
 #include "test_util.h"
+#include "t_coll_samenode.h"
 
 #include <gasnet_coll.h>
 
@@ -383,5 +384,6 @@ int main(int argc, char **argv) {
   gex_TM_Destroy(rev, NULL, 0);
   gex_TM_Destroy(single, NULL, 0);
   if (trio != GEX_TM_INVALID) gex_TM_Destroy(trio, NULL, 0);
+  check_same_node_ams();
   test_finish();
 }

@@ -4,6 +4,7 @@
  * flight), every scratch mode, gex_AD_Create on a subset team, Destroy
  * returning the scratch space, and team slot reuse. */
 #include "test_util.h"
+#include "t_coll_samenode.h"
 
 #include <gasnet_coll.h>
 #include <gasnet_ratomic.h>
@@ -220,5 +221,6 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < 3; i++) gex_TM_Destroy(keep[i], NULL, 0);
   }
+  check_same_node_ams();
   test_finish();
 }

@@ -22,15 +22,19 @@
  * process-wide lock guards all queues; any Test/Wait advances every queue
  * of the process.
  *
- * Teams with a member on another node (or every team, with
- * GEX_COLL_FORCE_AM=1) run the same queues on the AM engine instead
- * (coll/coll_am.c): step() hands their events to gexi_cam_step.  The
+ * Teams with a member on another node run the same queues hierarchically
+ * (coll/coll_hier.c: shared memory inside a node, AMs among one leader per
+ * node) or, with GEX_COLL_HIER=0, when no node holds two members, for team
+ * construction's gather and for order-sensitive USER_NC reductions the
+ * hierarchy cannot keep in rank order, on the flat AM engine
+ * (coll/coll_am.c; every team with GEX_COLL_FORCE_AM=1).  The
  * shared-memory path above is unchanged for all-local teams.
  */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "coll/coll_am.h"
+#include "coll/coll_hier.h"
 #include "coll/coll_ops.h"
 #include "core/event.h"
 #include "transport/shm/shm.h"
@@ -116,6 +120,7 @@ static void consume(struct gexi_Event *e) {
 /* One step of e (the head of its team's queue); returns 1 if it moved. */
 static int step(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
+  if (e->hier) return gexi_hier_step(e);
   if (e->am) return gexi_cam_step(e);
   switch (e->phase) {
     case 0:
@@ -209,6 +214,12 @@ static gex_Event_t start(struct gexi_Event *e) {
   if (gexi_coll_team_am(t)) {
     e->am = true;
     e->seq = t->am_seq++; /* initiation order: the same in every member */
+    if (t->coll_path == GEXI_COLL_PATH_HIER) {
+      if (gexi_coll_hier_ok(e))
+        e->hier = true;
+      else
+        e->flat_ok = true; /* USER_NC across split node blocks: rank order needs the flat tree */
+    }
   } else {
     ensure_mctrl(t);
   }

@@ -43,6 +43,7 @@
 #include "am/am.h"
 #include "am/am_internal.h"
 #include "coll/coll_am.h"
+#include "coll/coll_hier.h"
 #include "coll/coll_ops.h"
 
 #define TAG_UP (0u << 28)
@@ -72,7 +73,12 @@ struct gexi_coll_am {
   size_t chunk;   /* fragment size: the largest Medium every peer accepts */
   unsigned radix; /* k of the k-nomial trees (GEX_COLL_RADIX) */
   bool force;     /* GEX_COLL_FORCE_AM */
+  bool hier;      /* GEX_COLL_HIER (default 1) */
 };
+
+/* Client-collective AMs sent to a process of this node (test hook). */
+static _Atomic uint64_t same_node_ams;
+uint64_t gexi_coll_same_node_ams(void) { return atomic_load(&same_node_ams); }
 
 /* ---- records, inbox ------------------------------------------------------ */
 static struct gexi_cam_msg *msg_alloc(size_t nbytes) {
@@ -200,6 +206,8 @@ void gexi_coll_am_init(void) {
   c->chunk = gex_AM_LUBRequestMedium();
   const char *s = getenv("GEX_COLL_FORCE_AM");
   c->force = s && *s && strcmp(s, "0") != 0;
+  s = getenv("GEX_COLL_HIER");
+  c->hier = !(s && strcmp(s, "0") == 0);
   c->radix = 4;
   s = getenv("GEX_COLL_RADIX");
   if (s && *s) {
@@ -224,23 +232,43 @@ void gexi_coll_am_init(void) {
 
 int gexi_coll_team_am(struct gexi_team *t) {
   if (!t->coll_path) {
-    int am = gexi_ctx.coll_am->force;
-    for (gex_Rank_t i = 0; i < t->head.size && !am; i++) am = !t->peers[i].local;
-    t->coll_path = am ? GEXI_COLL_PATH_AM : GEXI_COLL_PATH_SHM;
+    struct gexi_coll_am *c = gexi_ctx.coll_am;
+    gex_Rank_t nlocal = 0;
+    for (gex_Rank_t i = 0; i < t->head.size; i++) nlocal += t->peers[i].local != 0;
+    if (nlocal == t->head.size && !c->force)
+      t->coll_path = GEXI_COLL_PATH_SHM;
+    else if (c->force || !c->hier)
+      t->coll_path = GEXI_COLL_PATH_AM;
+    else /* same decision everywhere: from the team's node layout */
+      t->coll_path = gexi_coll_hier_useful(t) ? GEXI_COLL_PATH_HIER : GEXI_COLL_PATH_AM;
   }
-  return t->coll_path == GEXI_COLL_PATH_AM;
+  return t->coll_path != GEXI_COLL_PATH_SHM;
 }
 
 /* ---- sending ---------------------------------------------------------------- */
-static void send_short(struct gexi_team *t, gex_Rank_t to, uint32_t seq, uint32_t tag) {
+/* Count client-collective AMs to same-node peers (never by the hierarchical
+ * path, whose leaders are on different nodes; e->flat_ok marks the flat
+ * USER_NC fallback of a hierarchical team, which may send them). */
+static void count_dest(const struct gexi_Event *e, gex_Rank_t to) {
+  gex_Rank_t j = e->t->peers[to].jobrank;
+  if (e->ckind != GEXI_COLL_GATHER && !e->flat_ok && j != gexi_ctx.rank &&
+      gexi_ctx.local_index[j] != GEX_RANK_INVALID)
+    atomic_fetch_add_explicit(&same_node_ams, 1, memory_order_relaxed);
+}
+
+static void send_short(const struct gexi_Event *e, gex_Rank_t to, uint32_t seq, uint32_t tag) {
+  struct gexi_team *t = e->t;
+  count_dest(e, to);
   gex_AM_Arg_t a[4] = {(gex_AM_Arg_t)t->slot, (gex_AM_Arg_t)seq, (gex_AM_Arg_t)tag,
                        (gex_AM_Arg_t)t->head.rank};
   gexi_AM_RequestShort(gexi_tm_handle(t), to, GEXI_AMI_COLL_SHORT, 0, 4, a);
 }
 
 /* The payload is copied (or sent) before the call returns. */
-static void send_medium(struct gexi_team *t, gex_Rank_t to, uint32_t seq, uint32_t tag,
+static void send_medium(const struct gexi_Event *e, gex_Rank_t to, uint32_t seq, uint32_t tag,
                         const void *p, size_t nbytes) {
+  struct gexi_team *t = e->t;
+  count_dest(e, to);
   gex_AM_Arg_t a[4] = {(gex_AM_Arg_t)t->slot, (gex_AM_Arg_t)seq, (gex_AM_Arg_t)tag,
                        (gex_AM_Arg_t)t->head.rank};
   gexi_AM_RequestMedium(gexi_tm_handle(t), to, GEXI_AMI_COLL_MEDIUM, p, nbytes, GEX_EVENT_NOW,
@@ -387,7 +415,7 @@ static int step_barrier(struct gexi_Event *e) {
   while (e->round < e->nrounds) {
     uint32_t tag = TAG_BAR | (uint32_t)e->round;
     if (!e->phase) {
-      send_short(t, (gex_Rank_t)(((uint64_t)t->head.rank + ((uint64_t)1 << e->round)) %
+      send_short(e, (gex_Rank_t)(((uint64_t)t->head.rank + ((uint64_t)1 << e->round)) %
                                  t->head.size),
                  e->seq, tag);
       e->phase = 1;
@@ -409,7 +437,7 @@ static void send_frags(struct gexi_Event *e, gex_Rank_t to, uint32_t kind, size_
                        const unsigned char *p, size_t rbytes) {
   size_t c = chunk();
   for (size_t off = 0, f = 0; off < rbytes; off += c, f++)
-    send_medium(e->t, to, e->seq, kind | (uint32_t)(first + f), p + off,
+    send_medium(e, to, e->seq, kind | (uint32_t)(first + f), p + off,
                 rbytes - off < c ? rbytes - off : c);
 }
 
@@ -421,7 +449,7 @@ static void up_bcast(struct gexi_Event *e) {
     size_t off, len;
     frag_range(e, g, &off, &len);
     for (gex_Rank_t i = 0; i < e->nkids; i++)
-      send_medium(e->t, rank_of(e, e->kids[i]), e->seq, TAG_DOWN | (uint32_t)g,
+      send_medium(e, rank_of(e, e->kids[i]), e->seq, TAG_DOWN | (uint32_t)g,
                   (const char *)e->src + off, len);
   }
   if (e->dst != e->src && e->nbytes) memcpy(e->dst, e->src, e->nbytes);
@@ -547,7 +575,7 @@ static int down(struct gexi_Event *e, int *moved) {
     memcpy((char *)e->dst + off, m->data, len);
     if (fwd)
       for (gex_Rank_t i = 0; i < e->nkids; i++)
-        send_medium(t, rank_of(e, e->kids[i]), e->seq, TAG_DOWN | (uint32_t)g, m->data, len);
+        send_medium(e, rank_of(e, e->kids[i]), e->seq, TAG_DOWN | (uint32_t)g, m->data, len);
     msg_free(m);
     e->down_frag++;
     *moved = 1;

@@ -9,16 +9,26 @@
 
 #include "core/event.h"
 
-enum { GEXI_COLL_PATH_SHM = 1, GEXI_COLL_PATH_AM = 2 };
+/* SHM: every member on this node; AM: the flat AM engine; HIER: members on
+ * several nodes, run hierarchically (coll/coll_hier.c: shared memory inside
+ * a node, this engine among one leader per node). */
+enum { GEXI_COLL_PATH_SHM = 1, GEXI_COLL_PATH_AM = 2, GEXI_COLL_PATH_HIER = 3 };
 
 /* Team slots per process: the slot of a team is agreed by its members at
  * creation and names the team in every AM of the engine. */
 #define GEXI_COLL_SLOTS 64
 
-/* Which engine t uses; decides (and records in t->coll_path) on first use:
- * shared memory when every member is on this node and GEX_COLL_FORCE_AM is
- * not set, the AM engine otherwise. */
+/* Whether t has a member on another node or GEX_COLL_FORCE_AM is set (the
+ * AM or the hierarchical path: its slot's AM inbox is in use).  Decides
+ * (and records in t->coll_path) on first use: SHM when every member is on
+ * this node and GEX_COLL_FORCE_AM is not set; otherwise HIER when
+ * GEX_COLL_HIER is not 0 and some node holds two members, else AM. */
 int gexi_coll_team_am(struct gexi_team *t);
+
+/* AMs of client collectives sent to a process of this node (counted when
+ * the sender is not the deliberate flat fallback of the hierarchical path;
+ * see docs/collectives.md).  Internal test hook. */
+uint64_t gexi_coll_same_node_ams(void);
 
 /* Advance e, the head of its team's queue (collective lock held); sets
  * e->done at completion.  Returns non-zero if anything moved.  Sends AMs

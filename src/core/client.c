@@ -104,6 +104,15 @@ static void build_nbrhd(const struct gexi_proc_info *all, char *const *host_keys
   struct gexi_group nb, host;
   build_group(all, nb_keys, &nb, gexi_ctx.local_index);
   build_group(all, (const char *const *)host_keys, &host, NULL);
+  /* Every rank's neighbourhood ordinal (groups numbered by lowest jobrank),
+   * for the hierarchical collectives (coll/coll_hier.c). */
+  gexi_ctx.nbrhd_of = calloc(n, sizeof(gex_Rank_t));
+  if (!gexi_ctx.nbrhd_of) gexi_fatal("out of memory");
+  for (gex_Rank_t j = 0, sets = 0; j < n; j++) {
+    gex_Rank_t k = 0;
+    while (k < j && strcmp(nb_keys[k], nb_keys[j]) != 0) k++;
+    gexi_ctx.nbrhd_of[j] = k < j ? gexi_ctx.nbrhd_of[k] : sets++;
+  }
   free(nb_keys);
   gexi_ctx.nbrhd_jobranks = nb.members;
   gexi_ctx.nbrhd_size = nb.size;

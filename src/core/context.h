@@ -20,6 +20,7 @@ struct gexi_shm_node; /* transport/shm: this node's mapped regions */
 struct gexi_net_ops;  /* transport: off-node network operations */
 struct gexi_ofi;      /* transport/ofi: the libfabric transport's state */
 struct gexi_coll_am;  /* coll/coll_am.c: buffers of the AM collectives engine */
+struct gexi_coll_hier; /* coll/coll_hier.c: a team's node layout */
 
 struct gexi_Segment {
   gex_Client_t client;
@@ -50,12 +51,13 @@ struct gexi_team {
   struct gexi_team *active_next; /* list of teams with queued collectives */
   bool active;
   /* Engine of this team's collectives (coll/coll_am.h): 0 not decided yet
-   * (primordial team until its first collective), GEXI_COLL_PATH_SHM or
-   * GEXI_COLL_PATH_AM.  am_seq: sequence number of the next collective
+   * (primordial team until its first collective), GEXI_COLL_PATH_SHM,
+   * GEXI_COLL_PATH_AM or GEXI_COLL_PATH_HIER.  am_seq: sequence number of the next collective
    * initiated on the team (AM engine; equal in every member because
    * collectives are initiated in the same order everywhere). */
   uint8_t coll_path;
   uint32_t am_seq;
+  struct gexi_coll_hier *hier;  /* hierarchical path: node layout (coll/coll_hier.c; lazy) */
   void *scratch_addr;           /* client scratch (NULL: none given) */
   size_t scratch_size;
   struct gexi_TM_head head;
@@ -100,6 +102,7 @@ struct gexi_context {
   gex_Rank_t nbrhd_size, nbrhd_index;
   gex_Rank_t nbrhd_count, nbrhd_rank; /* set of neighbourhoods in the job */
   gex_Rank_t *local_index;             /* jobrank -> index in nbrhd, or INVALID */
+  gex_Rank_t *nbrhd_of;                /* jobrank -> its neighbourhood's ordinal */
   /* Host: same machine and network namespace (a neighbourhood is a host, or
    * a part of one under GEX_SUPERNODE_MAXSIZE). */
   gex_Rank_t *host_jobranks;

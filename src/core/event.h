@@ -7,6 +7,8 @@
  *  - shared memory (all members on this node): rounds of a staging step and
  *    two team barriers on the control regions; advancing never runs AM
  *    handlers;
+ *  - hierarchical (members on several nodes, coll/coll_hier.c): shared
+ *    memory inside a node, the AM engine among one leader per node;
  *  - Active Messages (any other team, or GEX_COLL_FORCE_AM=1): handlers
  *    only buffer what arrives; the state machine (coll/coll_am.c) consumes
  *    the buffers and sends the next messages.  Progress needs polls, so
@@ -57,7 +59,7 @@ struct gexi_Event {
   gex_Coll_ReduceFn_t user_op;
   const void *user_cdata;
   /* AM engine only (coll/coll_am.c; guarded by the collective lock). */
-  bool am;               /* runs on the AM engine */
+  bool am;               /* runs on the AM engine or the hierarchical path (Test polls) */
   bool am_started;       /* tree and buffers set up */
   uint32_t seq;          /* team's collective sequence number */
   gex_Rank_t troot;      /* team rank at the root of the tree */
@@ -74,6 +76,12 @@ struct gexi_Event {
   size_t down_total;     /* fragments of the down phase (0: none here) */
   struct gexi_cam_msg *acc; /* reduce: accumulator of the current round (owned) */
   struct gexi_cam_msg *asmb; /* reduce, elements > one fragment: operand being assembled */
+  bool flat_ok;          /* flat AM fallback on a hierarchical team (USER_NC order) */
+  /* Hierarchical path only (coll/coll_hier.c; guarded by the collective lock). */
+  bool hier;             /* runs on the hierarchical path */
+  struct gexi_Event *sub; /* leaders' AM-engine collective in progress (owned) */
+  int hsub;              /* step within the current chunk round */
+  unsigned char *tmp;    /* leader's node-local reduction result (malloc'd) */
   /* GEXI_EV_FLAG: an operation completed by Active Message replies (remote
    * atomics and VIS over AMs, atomic/ad_am.c). */
   struct gexi_ev_flag flag;

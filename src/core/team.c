@@ -75,6 +75,7 @@ gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Fla
 #include <gasnet_coll.h>
 
 #include "coll/coll_am.h"
+#include "coll/coll_hier.h"
 #include "core/event.h"
 #include "transport/shm/shm.h"
 
@@ -153,13 +154,15 @@ static struct gexi_team *build_team(struct gexi_team *p, const gex_Rank_t *jr, g
   t->flags = flags;
   t->slot = slot;
   for (gex_Rank_t i = 0; i < n; i++) t->peers[i] = gexi_ctx.peers[jr[i]];
-  if (!gexi_coll_team_am(t)) { /* every member is on this node */
-    t->bar_base = malloc((size_t)n * sizeof *t->bar_base);
-    if (!t->bar_base) gexi_fatal("out of memory");
-    for (gex_Rank_t i = 0; i < n; i++)
+  /* Bases of the members on this node (both the shared-memory engine and
+   * the hierarchical path count arrivals there; others: 0, unused). */
+  t->bar_base = calloc(n, sizeof *t->bar_base);
+  if (!t->bar_base) gexi_fatal("out of memory");
+  for (gex_Rank_t i = 0; i < n; i++)
+    if (gexi_ctx.local_index[jr[i]] != GEX_RANK_INVALID)
       t->bar_base[i] = atomic_load_explicit(&gexi_shm_ctrl_of(jr[i])->team_arrivals[slot],
                                             memory_order_acquire);
-  }
+  (void)gexi_coll_team_am(t); /* decide the engine now */
   atomic_fetch_or(&used_slots, (uint64_t)1 << slot);
   return t;
 }
@@ -387,6 +390,7 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
     scratch_p->gex_len = t->scratch_size;
     ret = 1;
   }
+  gexi_coll_hier_free(t);
   free(t->bar_base);
   free(t->mctrl);
   free(t);
