@@ -190,6 +190,12 @@ int main(int argc, char **argv) {
   gex_TM_Split(&rev, T.tm, 0, -(int)me, T.seg_base + 4096, 4096, 0);
   run_team(par, 1);
   run_team(rev, 0); /* same members as T.tm, reordered: skip the type/op matrix */
+  /* Evens then odds: with two ranks per node, each node's members are split
+   * in team-rank order, so USER_NC takes the flat AM engine while the other
+   * collectives of the same team run hierarchically. */
+  gex_TM_t inter;
+  gex_TM_Split(&inter, T.tm, 0, (int)((me % 2) * n + me), T.seg_base + 8192, 4096, 0);
+  run_team(inter, 0);
   /* Collectives in flight on different teams at once. */
   {
     uint64_t x = me, a = 0, b = 0, c = 0;
@@ -204,6 +210,7 @@ int main(int argc, char **argv) {
   }
   gex_TM_Destroy(par, NULL, 0);
   gex_TM_Destroy(rev, NULL, 0);
+  gex_TM_Destroy(inter, NULL, 0);
   check_same_node_ams();
   test_finish();
 }
