@@ -2,7 +2,10 @@
  * Messages only); see docs/collectives.md, "The AM engine".
  *
  * coll/coll.c owns the team queues and the collective lock and calls in
- * here for every event of a team whose coll_path is GEXI_COLL_PATH_AM.
+ * here for every flat AM event (team path GEXI_COLL_PATH_AM, or the USER_NC
+ * and gather fallbacks of a GEXI_COLL_PATH_HIER team); coll/coll_hier.c
+ * calls in for the leaders' part of a hierarchical collective (an event on
+ * the internal leaders' team).
  */
 #ifndef GEXI_COLL_AM_H
 #define GEXI_COLL_AM_H
