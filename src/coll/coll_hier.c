@@ -74,9 +74,10 @@ static struct gexi_coll_hier *ensure_hier(struct gexi_team *t) {
   gex_Rank_t n = t->head.size, me = t->head.rank;
   struct gexi_coll_hier *h = calloc(1, sizeof *h);
   gex_Rank_t *leaders = malloc((size_t)n * sizeof *leaders);
+  if (!h || !leaders) gexi_fatal("out of memory");
   h->lead_of = malloc((size_t)n * sizeof *h->lead_of);
   h->loc = malloc((size_t)n * sizeof *h->loc);
-  if (!h || !leaders || !h->lead_of || !h->loc) gexi_fatal("out of memory");
+  if (!h->lead_of || !h->loc) gexi_fatal("out of memory");
   h->contig = true;
   for (gex_Rank_t r = 0; r < n; r++) {
     gex_Rank_t l = 0;
