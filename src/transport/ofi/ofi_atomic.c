@@ -47,6 +47,17 @@ static const char *const fop_names[] = {
     [FI_BXOR] = "FI_BXOR", [FI_ATOMIC_WRITE] = "FI_ATOMIC_WRITE",
     [FI_ATOMIC_READ] = "FI_ATOMIC_READ", [FI_CSWAP] = "FI_CSWAP"};
 
+static int nonfetch_ok(void) {
+  static _Atomic int cached = -1;
+  int v = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (v < 0) {
+    const char *e = getenv("GEX_OFI_ATOMIC_NONFETCH");
+    v = e && *e && strcmp(e, "0") != 0;
+    atomic_store_explicit(&cached, v, memory_order_relaxed);
+  }
+  return v;
+}
+
 /* The provider operation of one opcode (0 if the opcode has none). */
 static int map_op(gex_OP_t op, struct amap *m) {
   const int fetch = (op & GEXI_AD_FETCHING_OPS) != 0;
@@ -71,9 +82,12 @@ static int map_op(gex_OP_t op, struct amap *m) {
     default: return 0;
   }
   if (op == GEX_OP_FCAS) m->kind = K_COMPARE;
-  /* Without delivery-complete, a non-fetching operation completes when it
-   * left; its fetching form completes only once performed. */
-  if (m->kind == K_ATOMIC && !gexi_ctx.ofi->write_flags) m->kind = K_FETCH;
+  /* Non-fetching opcodes use the fetching form (into a scratch word): its
+   * completion means "performed at the target" on every provider.  fi_atomic
+   * with FI_DELIVERY_COMPLETE would do too, but libfabric 1.17's shm
+   * provider corrupted targets that way (SET stored garbage); it is used only
+   * under GEX_OFI_ATOMIC_NONFETCH=1 and when delivery-complete is offered. */
+  if (m->kind == K_ATOMIC && !(gexi_ctx.ofi->write_flags && nonfetch_ok())) m->kind = K_FETCH;
   return 1;
 }
 
@@ -121,6 +135,9 @@ static int denied(gex_DT_t dt, gex_OP_t op) {
 int gexi_ofi_atomic_valid(gex_DT_t dt, gex_OP_t ops) {
   struct gexi_ofi *o = gexi_ctx.ofi;
   if (!o || !o->atomic_caps) return 0;
+  /* udp;ofi_rxd (libfabric 1.17) accepts every atomic but crashes (SIGSEGV
+   * in fi_cq_read) once a few are in flight: never native. */
+  if (strstr(o->prov_name, "ofi_rxd")) return 0;
   const enum fi_datatype fdt = map_dt(dt);
   for (int b = 0; b < 32; b++) {
     const gex_OP_t op = (gex_OP_t)1u << b;
