@@ -28,7 +28,8 @@ static double now_us(void) {
 
 int main(int argc, char **argv) {
   test_init(&argc, &argv, "T_ATOMIC_NATIVE", 0, NULL, 0);
-  const int iters = argc > 1 ? atoi(argv[1]) : 2000;
+  int iters = argc > 1 ? atoi(argv[1]) : 0; /* ctest passes a non-numeric token */
+  if (iters <= 0) iters = 2000;
   const gex_Rank_t me = T.rank, n = T.size;
   memset(T.seg_base, 0, 4096);
   test_barrier();

@@ -133,10 +133,10 @@ static bool want_native(const struct gexi_AD *ad, const char **why) {
   if (force_am()) return *why = "GEX_AD_FORCE_AM", false;
   if (!net || !net->atomic_valid) return *why = "no network atomics", false;
   if (mode == 0) return *why = "GEX_AD_NATIVE=0", false;
+  if (mode < 0 && !net->atomic_in_hw()) return *why = "the provider's atomics are software", false;
   if (!net->atomic_valid(ad->dt, ad->ops))
     return *why = "the provider lacks the data type or an operation", false;
   if (mode == 1) return true;
-  if (!net->atomic_in_hw()) return *why = "the provider's atomics are software", false;
   if (ad->flags & (GEX_FLAG_AD_FAVOR_MY_RANK | GEX_FLAG_AD_FAVOR_MY_NBRHD))
     return *why = "GEX_FLAG_AD_FAVOR_MY_RANK/MY_NBRHD", false;
   return true;
