@@ -121,7 +121,7 @@ gex_add_atomnat_run(mixdeny t_atomic 4
   ENV GEX_AD_NATIVE=1 GEX_OFI_ATOMIC_DENY=FMULT GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
 # Two hosts (network namespaces), two ranks each, native forced.
 foreach(t IN LISTS GEX_ATOMIC_NATIVE_SUITE)
-  gex_add_netns_test(netns_tcpnat_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;atomic;atomnat"
+  gex_add_netns_test(netns_tcpnat_${t} ${t} RANKS_PER_HOST 2 LABELS net netns atomic atomnat
                      ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm" GEX_TEST_RANKS_PER_HOST=2 GEX_AD_NATIVE=1
                          GEX_AD_VERBOSE=1 GEX_TEST_NATIVE_EXPECT=native
                      EXPECT --pass --grep "provider-native atomics")
