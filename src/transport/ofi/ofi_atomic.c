@@ -223,7 +223,8 @@ static GEXI_NORETURN void atomic_failed(const char *fn, const char *call, gex_Ra
 gex_Event_t gexi_ofi_atomic(const char *fn, gex_Rank_t j, gex_DT_t dt, gex_OP_t op, void *addr,
                             uint64_t operand1, uint64_t operand2, void *result_p,
                             gex_Flags_t flags, int mode) {
-  (void)flags; /* IMMEDIATE: never refused; ACQ/REL: see docs/atomics.md */
+  /* ACQ/REL: see docs/atomics.md.  IMMEDIATE: refused only when no bounce
+   * buffer is free (which would mean waiting for completions). */
   struct gexi_ofi *o = gexi_ctx.ofi;
   struct amap m;
   if (!map_op(op, &m)) gexi_fatal("%s: %s has no provider operation", fn, gexi_ad_op_name(op));
@@ -231,7 +232,8 @@ gex_Event_t gexi_ofi_atomic(const char *fn, gex_Rank_t j, gex_DT_t dt, gex_OP_t 
   const enum fi_datatype fdt = map_dt(dt);
 
   /* Operand at 0, compare value at 8, scratch result at 16. */
-  uint64_t *buf = gexi_ofi_pool_get(GEXI_POLL_ALL);
+  uint64_t *buf = gexi_ofi_pool_get((flags & GEX_FLAG_IMMEDIATE) ? -1 : GEXI_POLL_ALL);
+  if (!buf) return GEX_EVENT_NO_OP;
   void *pdesc = o->pool_desc;
   if (m.kind == K_COMPARE) {
     put_word(buf, dt, operand2); /* the value swapped in */
