@@ -84,3 +84,68 @@ foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_netns_test(netns_udp_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;netns_udp"
                      ENV "GEX_OFI_PROVIDER=udp;ofi_rxd" GEX_TEST_RANKS_PER_HOST=2)
 endforeach()
+
+# ==== BEGIN provider-native atomics block (remote-atomics slice) ====
+# The atomic tests with provider-native atomics forced (GEX_AD_NATIVE=1,
+# docs/atomics.md), GEX_AD_VERBOSE=1 so every domain reports its path and
+# the test fails if no domain used the provider (silent fallback):
+#   net_tcpnat_<test>_n3   tcp;ofi_rxm, one rank per "node"
+#   net_shmnat_<test>_n3   libfabric's shm provider, one rank per "node"
+#   net_mixnat_<test>_n4   two "nodes" of two ranks: on-node targets and this
+#                          rank itself go through the provider too
+#   net_udpnat_t_atomic_native_n3   udp;ofi_rxd: never native (it crashes
+#                          under load), so every domain must fall back to AM
+#   net_mixdeny_t_atomic_n4  GEX_OFI_ATOMIC_DENY=FMULT: domains naming
+#                          FMULT fall back to AM on every rank, others stay native
+# t_atomic_native also checks the path from inside (an NB operation on this
+# rank itself returns an event only through the provider).  Labels: net,
+# atomic, atomnat.
+set(GEX_ATOMIC_NATIVE_SUITE t_atomic t_atomic_contend t_atomic_order t_atomic_native)
+# gex_add_atomnat_run(<tag> <test> <ranks> EXPECT <expect.sh options...> ENV <NAME=VALUE...>)
+function(gex_add_atomnat_run tag test n)
+  cmake_parse_arguments(PARSE_ARGV 3 A "" "" "EXPECT;ENV")
+  add_test(NAME net_${tag}_${test}_n${n}
+    COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} ${A_EXPECT} --
+            env GEX_AD_VERBOSE=1 ${A_ENV} $<TARGET_FILE:gexrun> -n ${n} $<TARGET_FILE:${test}>
+            @TOKEN@)
+  set_tests_properties(net_${tag}_${test}_n${n} PROPERTIES
+    TIMEOUT ${GEX_TEST_TIMEOUT}
+    LABELS "net;atomic;atomnat;n${n}"
+    ENVIRONMENT "${_gex_env};GEX_TEST_EXPECT_RANKS=${n}"
+    SKIP_RETURN_CODE 77)
+endfunction()
+set(_nat_yes --grep "provider-native atomics" --nogrep "CPU on-node, AM off-node path \\(the provider's")
+foreach(t IN LISTS GEX_ATOMIC_NATIVE_SUITE)
+  gex_add_atomnat_run(tcpnat ${t} 3 EXPECT ${_nat_yes}
+    ENV GEX_AD_NATIVE=1 GEX_TEST_NATIVE_EXPECT=native GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
+  gex_add_atomnat_run(shmnat ${t} 3 EXPECT ${_nat_yes}
+    ENV GEX_AD_NATIVE=1 GEX_TEST_NATIVE_EXPECT=native GEX_SUPERNODE_MAXSIZE=1
+        GEX_OFI_PROVIDER=shm)
+  gex_add_atomnat_run(mixnat ${t} 4 EXPECT ${_nat_yes}
+    ENV GEX_AD_NATIVE=1 GEX_TEST_NATIVE_EXPECT=native GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
+endforeach()
+# udp;ofi_rxd: forced, yet every domain falls back to AM.
+gex_add_atomnat_run(udpnat t_atomic_native 3
+  EXPECT --grep "CPU on-node, AM off-node path \\(the provider lacks" --nogrep "provider-native"
+  ENV GEX_AD_NATIVE=1 GEX_TEST_NATIVE_EXPECT=am GEX_SUPERNODE_MAXSIZE=1
+      "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
+# Default policy (auto) on a software provider: AM path.
+gex_add_atomnat_run(tcpauto t_atomic_native 3
+  EXPECT --grep "AM off-node path \\(the provider's atomics are software\\)"
+         --nogrep "provider-native"
+  ENV GEX_TEST_NATIVE_EXPECT=am GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
+# A provider lacking an operation (forced): FMULT domains fall back to AM
+# consistently on every rank (mixed topology), the others stay native.
+gex_add_atomnat_run(mixdeny t_atomic 4
+  EXPECT --grep "provider-native atomics"
+         --grep "GEX_OP_FMULT.*CPU on-node, AM off-node path \\(the provider lacks"
+         --nogrep "GEX_OP_FMULT.*provider-native"
+  ENV GEX_AD_NATIVE=1 GEX_OFI_ATOMIC_DENY=FMULT GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
+# Two hosts (network namespaces), two ranks each, native forced.
+foreach(t IN LISTS GEX_ATOMIC_NATIVE_SUITE)
+  gex_add_netns_test(netns_tcpnat_${t} ${t} RANKS_PER_HOST 2 LABELS net netns atomic atomnat
+                     ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm" GEX_TEST_RANKS_PER_HOST=2 GEX_AD_NATIVE=1
+                         GEX_AD_VERBOSE=1 GEX_TEST_NATIVE_EXPECT=native
+                     EXPECT --pass --grep "provider-native atomics")
+endforeach()
+# ==== END provider-native atomics block ====

@@ -4,9 +4,11 @@
  * The operations themselves are in atomic/ad_ops.c. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <gasnet_coll.h>
 #include <string.h>
 
 #include "atomic/ad.h"
+#include "transport/transport.h"
 
 /* ---- names ---------------------------------------------------------------- */
 static const char *const dt_names[] = {"GEX_DT_I32", "GEX_DT_U32", "GEX_DT_I64", "GEX_DT_U64",
@@ -116,25 +118,71 @@ static bool force_am(void) {
   return s && *s && strcmp(s, "0") != 0;
 }
 
+/* GEX_AD_NATIVE (docs/atomics.md): -1 "auto" (default), 0 never, 1 whenever
+ * the provider supports the domain's data type and operations. */
+static int native_mode(void) {
+  const char *s = getenv("GEX_AD_NATIVE");
+  if (!s || !*s || strcmp(s, "auto") == 0) return -1;
+  return strcmp(s, "0") != 0;
+}
+
+/* This rank's vote for provider-native atomics; *why: the reason if not. */
+static bool want_native(const struct gexi_AD *ad, const char **why) {
+  const struct gexi_net_ops *net = gexi_ctx.net;
+  const int mode = native_mode();
+  if (force_am()) return *why = "GEX_AD_FORCE_AM", false;
+  if (!net || !net->atomic_valid) return *why = "no network atomics", false;
+  if (mode == 0) return *why = "GEX_AD_NATIVE=0", false;
+  if (mode < 0 && !net->atomic_in_hw()) return *why = "the provider's atomics are software", false;
+  if (!net->atomic_valid(ad->dt, ad->ops))
+    return *why = "the provider lacks the data type or an operation", false;
+  if (mode == 1) return true;
+  if (ad->flags & (GEX_FLAG_AD_FAVOR_MY_RANK | GEX_FLAG_AD_FAVOR_MY_NBRHD))
+    return *why = "GEX_FLAG_AD_FAVOR_MY_RANK/MY_NBRHD", false;
+  return true;
+}
+
 /* Choose how targets on this node and on other nodes are served (see ad.h).
- * Whatever serves a target ends in CPU atomics in the target's process
- * (here through the mapping, or there in the AM handler), so the ranks need
- * not agree and any mix is mutually atomic; only a NET implementation would
- * need every rank of the domain to choose alike. */
-static void select_impl(struct gexi_AD *ad) {
-  bool all_local = true;
+ * Collective over the domain's team when some member is on another node;
+ * returns true if it synchronized the team (a reduction).
+ *
+ * CPU (on-node) and AM (off-node) both end in CPU atomics in the target's
+ * process, so they mix freely and need no agreement.  Provider-native
+ * atomics are in general not atomic with respect to the target's CPU
+ * atomics, so a NET domain sends every operation through the provider,
+ * on-node targets and this process included, and every member must decide
+ * alike: the members' votes are combined (minimum) by a reduction. */
+static bool select_impl(struct gexi_AD *ad) {
+  bool all_local = true, synced = false;
   for (gex_Rank_t r = 0; r < ad->size; r++)
     if (!ad->peers[r].local) all_local = false;
   ad->impl_local = GEXI_AD_IMPL_CPU;
   ad->impl_remote = all_local ? GEXI_AD_IMPL_NONE : GEXI_AD_IMPL_AM;
-  /* Hook for provider-native atomics (later): when the network transport
-   * can perform (ad->dt, every op of ad->ops) natively (fi_atomicvalid,
-   * fi_fetch_atomicvalid, fi_compare_atomicvalid), choose GEXI_AD_IMPL_NET
-   * for impl_remote -- and for impl_local too unless the provider's atomics
-   * are coherent with CPU atomics -- and add the NET case to gexi_ad_remote.
-   * The transport interface has no atomics entry points yet. */
+  const char *why = "the team is on this node";
+  if (!all_local) {
+    const uint32_t mine = want_native(ad, &why) ? 1 : 0;
+    uint32_t all = 0;
+    gex_Event_Wait(gex_Coll_ReduceToAllNB(ad->tm, &all, &mine, GEX_DT_U32, sizeof all, 1,
+                                          GEX_OP_MIN, NULL, NULL, 0));
+    synced = true;
+    if (mine && !all) why = "another member of the team chose the AM path";
+    if (all) ad->impl_local = ad->impl_remote = GEXI_AD_IMPL_NET;
+  }
   if (force_am()) ad->impl_local = ad->impl_remote = GEXI_AD_IMPL_AM;
   ad->cpu_local = ad->impl_local == GEXI_AD_IMPL_CPU;
+  const char *v = getenv("GEX_AD_VERBOSE");
+  if (v && *v && strcmp(v, "0") != 0 && ad->rank == 0) {
+    char b[512];
+    ops_string(ad->ops, b, sizeof b);
+    if (ad->impl_remote == GEXI_AD_IMPL_NET)
+      fprintf(stderr, "libgex: atomic domain %s %s: provider-native atomics (%s) for every target\n",
+              gexi_ad_dt_name(ad->dt), b, gexi_ctx.net->atomic_provider());
+    else
+      fprintf(stderr, "libgex: atomic domain %s %s: %s path (%s)\n", gexi_ad_dt_name(ad->dt), b,
+              ad->impl_local == GEXI_AD_IMPL_AM ? "AM" : all_local ? "CPU" : "CPU on-node, AM off-node",
+              why);
+  }
+  return synced;
 }
 
 void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_Flags_t flags) {
@@ -154,9 +202,9 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
   ad->jobrank_is_rank = ad->size == gexi_ctx.size;
   for (gex_Rank_t r = 0; r < ad->size && ad->jobrank_is_rank; r++)
     if (ad->peers[r].jobrank != r) ad->jobrank_is_rank = false;
-  select_impl(ad);
-  /* Collective: every member has its domain before any member returns. */
-  gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+  /* Collective: every member has its domain before any member returns
+   * (select_impl's reduction, when it runs one, synchronizes already). */
+  if (!select_impl(ad)) gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
   *ad_p = ad;
 }
 
@@ -249,8 +297,9 @@ gex_Event_t gexi_ad_remote(const char *fn, int mode, gex_AD_t ad, gex_DT_t dt, v
   switch (impl) {
     case GEXI_AD_IMPL_AM:
       return gexi_ad_am_op(mode, ad, dt, result_p, rank, addr, op, operand1, operand2, flags);
-    case GEXI_AD_IMPL_NET: /* provider-native atomics: not chosen yet (select_impl) */
-      gexi_fatal("%s: rank %u: provider-native atomics are not implemented", fn, (unsigned)rank);
+    case GEXI_AD_IMPL_NET:
+      return gexi_ctx.net->atomic(fn, p->jobrank, dt, op, addr, operand1, operand2, result_p,
+                                  flags, mode);
     default: gexi_fatal("%s: rank %u is not reachable (no network transport)", fn, (unsigned)rank);
   }
 }

@@ -11,16 +11,15 @@
  *                only under the testing switch GEX_AD_FORCE_AM=1.
  *   impl_remote  targets on other nodes.  GEXI_AD_IMPL_NONE when every
  *                member of the team is on this node; otherwise
- *                GEXI_AD_IMPL_AM (atomic/ad_am.c).  Later, the ofi
- *                transport may choose GEXI_AD_IMPL_NET when the provider
- *                supports (dt, every op of the domain) natively
- *                (fi_atomicvalid, fi_fetch_atomicvalid, fi_compare_atomicvalid)
- *                and GEXI_AD_IMPL_AM otherwise.  If the provider's atomics are
- *                not coherent with CPU atomics, a NET domain must also set
- *                impl_local to NET (every operation of one domain must be
- *                atomic with respect to every other); an AM domain keeps CPU
- *                for on-node targets, since the AM handler at the target uses
- *                the same CPU atomics.
+ *                GEXI_AD_IMPL_AM (atomic/ad_am.c), or GEXI_AD_IMPL_NET (the
+ *                provider's atomics, transport/ofi/ofi_atomic.c) when the
+ *                members agree on it (GEX_AD_NATIVE policy, and the provider
+ *                supports (dt, every op of the domain) natively).  A NET
+ *                domain sets impl_local to NET too: the provider's atomics
+ *                are not atomic with respect to CPU atomics, so every
+ *                operation of the domain goes through the provider.  An AM
+ *                domain keeps CPU for on-node targets, since the AM handler
+ *                at the target uses the same CPU atomics.
  */
 #ifndef GEXI_ATOMIC_AD_H
 #define GEXI_ATOMIC_AD_H

@@ -81,7 +81,9 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     }
     p->seg_base = (uintptr_t)all[j].base;
     p->seg_size = (uintptr_t)all[j].size;
-    if (!p->local) gexi_ctx.net->seg_peer(j, all[j].net_key);
+    /* Every peer's key, on-node ones too: provider-native atomics reach
+     * every member of a domain through the network (docs/atomics.md). */
+    if (gexi_ctx.net) gexi_ctx.net->seg_peer(j, all[j].net_key);
     gexi_ctx.ep.pair_tm->peers[j] = *p;
   }
   gexi_bootstrap_barrier(gexi_ctx.boot); /* every peer mapped our segment */

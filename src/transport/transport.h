@@ -34,6 +34,22 @@ struct gexi_net_ops {
    * publish), then learn each off-node peer's key. */
   void (*seg_register)(void *base, uintptr_t size, uint64_t *key);
   void (*seg_peer)(gex_Rank_t jobrank, uint64_t key);
+  /* Provider-native remote atomics (atomic/ad.c chooses them per domain,
+   * docs/atomics.md).  atomic_valid: 1 iff the provider performs data type
+   * 'dt' with every opcode in 'ops' natively; atomic_in_hw: 1 iff its atomics
+   * are done by the NIC rather than emulated in the target's progress;
+   * atomic_provider: its name, for messages.  atomic: one operation on
+   * 'addr' (the target's address) of any rank, this process included;
+   * operands are bit patterns zero extended to 64 bits; a fetching op
+   * writes *result_p before completion is observable.  'mode' is
+   * GEXI_MODE_NB (returns the event) or GEXI_MODE_NBI (returns
+   * GEX_EVENT_INVALID; tracked for gex_NBI_* and access regions). */
+  int (*atomic_valid)(gex_DT_t dt, gex_OP_t ops);
+  int (*atomic_in_hw)(void);
+  const char *(*atomic_provider)(void);
+  gex_Event_t (*atomic)(const char *fn, gex_Rank_t jobrank, gex_DT_t dt, gex_OP_t op, void *addr,
+                        uint64_t operand1, uint64_t operand2, void *result_p, gex_Flags_t flags,
+                        int mode);
 };
 
 #endif

@@ -27,6 +27,7 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
@@ -60,7 +61,7 @@ struct ofi_op {
   void *copy_to;             /* Get through a bounce buffer: copy here ... */
   size_t copy_len;           /* ... this many bytes on completion */
   struct gexi_net_nbi *nbi;  /* OFI_OP_NBI: the tracker to count down; OFI_OP_REGION: to watch */
-  int nbi_kind;              /* OFI_NBI_PUT or OFI_NBI_GET */
+  int nbi_kind;              /* OFI_NBI_PUT, OFI_NBI_GET or OFI_NBI_RMW */
   struct fi_context2 fctx;
 };
 
@@ -70,9 +71,9 @@ struct ofi_op {
  * read (acquire) by NBI Test/Wait.  A thread's tracker lives on after the
  * thread (completions may still arrive); a region's is freed with its event,
  * after the count reached zero. */
-enum { OFI_NBI_PUT = 0, OFI_NBI_GET = 1 };
+enum { OFI_NBI_PUT = 0, OFI_NBI_GET = 1, OFI_NBI_RMW = 2 /* provider-native atomics */ };
 struct gexi_net_nbi {
-  _Atomic uint64_t pending[2];
+  _Atomic uint64_t pending[3];
 };
 
 /* Per-peer state (by jobrank; only off-node peers are used). */
@@ -118,6 +119,7 @@ struct gexi_ofi {
   uint64_t write_flags;       /* FI_DELIVERY_COMPLETE when offered */
   int order_saw;              /* a send after a write is delivered after it */
   int flush_with_read;        /* no DELIVERY_COMPLETE: a read after writes flushes them */
+  int atomic_caps;            /* the endpoint was opened with FI_ATOMIC (ofi_atomic.c) */
 
 
   /* Segment registration. */
@@ -204,6 +206,23 @@ void gexi_ofi_write_sync(gex_Rank_t jobrank, void *dest, const void *src, size_t
 void gexi_ofi_wait_op(struct ofi_op *op, int what);
 int gexi_ofi_event_done_ev(gex_Event_t e, int *moved);
 gex_Event_t gexi_ofi_region_event(void);
+
+/* Operation contexts (ofi_rma.c): a heap op of the given kind, and one
+ * counted in this thread's NBI tracker (or its open access region's). */
+struct ofi_op *gexi_ofi_op_new(int kind);
+struct ofi_op *gexi_ofi_nbi_op(int nbi_kind);
+
+/* ---- ofi_atomic.c (provider-native remote atomics, docs/atomics.md) ---- */
+/* 1 iff the provider performs (dt, every opcode in ops) natively. */
+int gexi_ofi_atomic_valid(gex_DT_t dt, gex_OP_t ops);
+/* 1 iff the provider's atomics are done by the NIC (policy of GEX_AD_NATIVE=auto). */
+int gexi_ofi_atomic_in_hw(void);
+/* Open the endpoint with FI_ATOMIC?  (GEX_AD_NATIVE, and the policy above.) */
+int gexi_ofi_atomic_wanted(const char *prov_name);
+const char *gexi_ofi_provider(void);
+gex_Event_t gexi_ofi_atomic(const char *fn, gex_Rank_t jobrank, gex_DT_t dt, gex_OP_t op,
+                            void *addr, uint64_t operand1, uint64_t operand2, void *result_p,
+                            gex_Flags_t flags, int mode);
 
 /* ---- ofi_am.c ---- */
 int gexi_ofi_am_send(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,

@@ -357,8 +357,11 @@ static GEXI_NORETURN void cq_error(void) {
     fi_cq_strerror(o->cq, err.prov_errno, err.err_data, buf, sizeof buf);
   gexi_fatal("network (libfabric %s): a %s failed: %s%s%s (a peer died or is unreachable)",
              o->prov_name,
-             (err.flags & FI_RECV) ? "receive" : (err.flags & FI_READ) ? "get"
-                                               : (err.flags & FI_WRITE) ? "put" : "send",
+             (err.flags & FI_RECV)     ? "receive"
+             : (err.flags & FI_ATOMIC) ? "native atomic"
+             : (err.flags & FI_READ)   ? "get"
+             : (err.flags & FI_WRITE)  ? "put"
+                                       : "send",
              fi_strerror(err.err), buf[0] ? ": " : "", buf);
 }
 

@@ -43,12 +43,12 @@ static int is_loopback(const struct fi_info *fi) {
   return 0;
 }
 
-static struct fi_info *make_hints(const char *prov, int want_dc, int want_saw) {
+static struct fi_info *make_hints(const char *prov, int want_dc, int want_saw, int want_atomic) {
   struct fi_info *h = fi_allocinfo();
   if (!h) gexi_fatal("out of memory");
   h->ep_attr->type = FI_EP_RDM;
   h->caps = FI_MSG | FI_RMA | FI_MULTI_RECV | FI_SEND | FI_RECV | FI_READ | FI_WRITE |
-            FI_REMOTE_READ | FI_REMOTE_WRITE;
+            FI_REMOTE_READ | FI_REMOTE_WRITE | (want_atomic ? FI_ATOMIC : 0);
   h->mode = FI_CONTEXT | FI_CONTEXT2;
   h->domain_attr->mr_mode =
       FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
@@ -137,6 +137,10 @@ static const struct gexi_net_ops ofi_ops = {
     .region_event = gexi_ofi_region_event,
     .seg_register = gexi_ofi_seg_register,
     .seg_peer = gexi_ofi_seg_peer,
+    .atomic_valid = gexi_ofi_atomic_valid,
+    .atomic_in_hw = gexi_ofi_atomic_in_hw,
+    .atomic_provider = gexi_ofi_provider,
+    .atomic = gexi_ofi_atomic,
 };
 
 void gexi_ofi_start(int one_host) {
@@ -150,7 +154,7 @@ void gexi_ofi_start(int one_host) {
   int dc = 0, saw = 0;
   static const int tries[][2] = {{1, 1}, {1, 0}, {0, 1}, {0, 0}};
   for (int t = 0; t < 4 && !chosen; t++) {
-    struct fi_info *hints = make_hints(prov, tries[t][0], tries[t][1]);
+    struct fi_info *hints = make_hints(prov, tries[t][0], tries[t][1], 0);
     int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
     if (rc) {
@@ -169,6 +173,34 @@ void gexi_ofi_start(int one_host) {
     gexi_fatal("gex_Client_Init: ranks on other hosts need a network, but libfabric offers no "
                "provider with reliable-datagram endpoints, RMA and multi-receive messages%s%s%s",
                prov ? " (GEX_OFI_PROVIDER=" : "", prov ? prov : "", prov ? ")" : "");
+  /* FI_ATOMIC is optional, and asked for only where native atomics may be
+   * used (GEX_AD_NATIVE=1, or "auto" on a provider with atomics in hardware):
+   * with it, tcp;ofi_rxm no longer offers send-after-write order.  The
+   * provider and domain just chosen are asked again (so the choice never
+   * depends on atomics), keeping delivery-complete writes and, if possible,
+   * send-after-write order; if none fits, the endpoint has no atomics. */
+  if (gexi_ofi_atomic_wanted(o->info->fabric_attr->prov_name)) {
+    for (int try_saw = saw; try_saw >= 0 && !o->atomic_caps; try_saw--) {
+      struct fi_info *hints = make_hints(o->info->fabric_attr->prov_name, dc, try_saw, 1);
+      if (o->info->domain_attr->name)
+        hints->domain_attr->name = strdup(o->info->domain_attr->name);
+      struct fi_info *alist = NULL;
+      if (fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &alist) == 0) {
+        struct fi_info *a = pick(alist, one_host);
+        if (a && (a->caps & FI_ATOMIC) &&
+            strcmp(a->fabric_attr->prov_name, o->info->fabric_attr->prov_name) == 0 &&
+            a->domain_attr->name && o->info->domain_attr->name &&
+            strcmp(a->domain_attr->name, o->info->domain_attr->name) == 0) {
+          fi_freeinfo(o->info);
+          o->info = fi_dupinfo(a);
+          o->atomic_caps = 1;
+          saw = try_saw;
+        }
+        fi_freeinfo(alist);
+      }
+      fi_freeinfo(hints);
+    }
+  }
   struct fi_info *fi = o->info;
   o->prov_name = fi->fabric_attr->prov_name;
   o->mr_mode = fi->domain_attr->mr_mode;
@@ -218,10 +250,11 @@ void gexi_ofi_start(int one_host) {
   gexi_ofi_am_setup();
   gexi_ctx.net = &ofi_ops;
   if (getenv("GEX_OFI_VERBOSE") && gexi_ctx.rank == 0)
-    fprintf(stderr, "libgex: network provider %s, domain %s, inject %zu, mr_mode 0x%llx%s%s\n",
+    fprintf(stderr, "libgex: network provider %s, domain %s, inject %zu, mr_mode 0x%llx%s%s%s\n",
             o->prov_name, fi->domain_attr->name, o->inject_size, (unsigned long long)o->mr_mode,
             dc ? ", delivery-complete writes" : ", writes flushed by a read",
-            o->order_saw ? ", send-after-write order" : "");
+            o->order_saw ? ", send-after-write order" : "",
+            o->atomic_caps ? ", FI_ATOMIC" : "");
 }
 
 void gexi_ofi_at_exit(void) {

@@ -27,7 +27,7 @@
 void *gexi_ofi_pool_get(int what);
 void gexi_ofi_pool_put(void *buf);
 
-static struct ofi_op *op_new(int kind) {
+struct ofi_op *gexi_ofi_op_new(int kind) {
   struct ofi_op *op = calloc(1, sizeof *op);
   if (!op) gexi_fatal("out of memory");
   op->ev_kind = GEXI_EV_NET;
@@ -46,8 +46,8 @@ static struct gexi_net_nbi *nbi_tracker(void) {
 }
 
 /* A context for one NBI operation of this thread. */
-static struct ofi_op *nbi_op(int kind) {
-  struct ofi_op *op = op_new(OFI_OP_NBI);
+struct ofi_op *gexi_ofi_nbi_op(int kind) {
+  struct ofi_op *op = gexi_ofi_op_new(OFI_OP_NBI);
   op->nbi = nbi_tracker();
   op->nbi_kind = kind;
   atomic_fetch_add_explicit(&op->nbi->pending[kind], 1, memory_order_relaxed);
@@ -153,20 +153,20 @@ gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbyte
       gexi_ofi_wait_op(&op, GEXI_POLL_ALL);
       return 0;
     }
-    struct ofi_op *op = nbi_op(OFI_NBI_PUT);
+    struct ofi_op *op = gexi_ofi_nbi_op(OFI_NBI_PUT);
     op->bounce = bounce;
     post_write(j, dest, src, nbytes, fl | FI_COMPLETION, op, GEXI_POLL_ALL);
     return 0;
   }
 
   /* NB */
-  struct ofi_op *op = op_new(OFI_OP_EVENT);
+  struct ofi_op *op = gexi_ofi_op_new(OFI_OP_EVENT);
   op->bounce = bounce;
   if (lc_is_event(lc_opt)) {
     if (inject) {
       *lc_opt = GEX_EVENT_INVALID;
     } else {
-      op->lc = op_new(OFI_OP_EVENT);
+      op->lc = gexi_ofi_op_new(OFI_OP_EVENT);
       *lc_opt = (gex_Event_t)(void *)op->lc;
     }
   }
@@ -188,10 +188,10 @@ gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex
       return 0;
     }
     case GEXI_MODE_NBI:
-      post_read(j, dest, src, nbytes, FI_COMPLETION, nbi_op(OFI_NBI_GET), GEXI_POLL_ALL);
+      post_read(j, dest, src, nbytes, FI_COMPLETION, gexi_ofi_nbi_op(OFI_NBI_GET), GEXI_POLL_ALL);
       return 0;
     default: {
-      struct ofi_op *op = op_new(OFI_OP_EVENT);
+      struct ofi_op *op = gexi_ofi_op_new(OFI_OP_EVENT);
       post_read(j, dest, src, nbytes, FI_COMPLETION, op, GEXI_POLL_ALL);
       return (gex_Event_t)(void *)op;
     }
@@ -203,7 +203,10 @@ static int tracker_busy(struct gexi_net_nbi *t, gex_EC_t mask) {
   if ((mask & (GEX_EC_PUT | GEX_EC_LC)) &&
       atomic_load_explicit(&t->pending[OFI_NBI_PUT], memory_order_acquire))
     return 1;
-  return (mask & GEX_EC_GET) && atomic_load_explicit(&t->pending[OFI_NBI_GET], memory_order_acquire);
+  if ((mask & GEX_EC_GET) &&
+      atomic_load_explicit(&t->pending[OFI_NBI_GET], memory_order_acquire))
+    return 1;
+  return (mask & GEX_EC_RMW) && atomic_load_explicit(&t->pending[OFI_NBI_RMW], memory_order_acquire);
 }
 
 int gexi_ofi_nbi_test(gex_EC_t mask) {
@@ -222,7 +225,7 @@ gex_Event_t gexi_ofi_region_event(void) {
     free(t);
     return GEX_EVENT_INVALID;
   }
-  struct ofi_op *op = op_new(OFI_OP_REGION);
+  struct ofi_op *op = gexi_ofi_op_new(OFI_OP_REGION);
   op->nbi = t;
   return (gex_Event_t)(void *)op;
 }
