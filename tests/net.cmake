@@ -99,7 +99,7 @@ endforeach()
 #                          FMULT fall back to AM on every rank, others stay native
 # t_atomic_native also checks the path from inside (an NB operation on this
 # rank itself returns an event only through the provider).  Labels: net,
-# atomic, atomnat.
+# net_<tag>, atomic, atomnat.
 set(GEX_ATOMIC_NATIVE_SUITE t_atomic t_atomic_contend t_atomic_order t_atomic_native)
 # gex_add_atomnat_run(<tag> <test> <ranks> EXPECT <expect.sh options...> ENV <NAME=VALUE...>)
 function(gex_add_atomnat_run tag test n)
@@ -110,7 +110,7 @@ function(gex_add_atomnat_run tag test n)
             @TOKEN@)
   set_tests_properties(net_${tag}_${test}_n${n} PROPERTIES
     TIMEOUT ${GEX_TEST_TIMEOUT}
-    LABELS "net;atomic;atomnat;n${n}"
+    LABELS "net;net_${tag};atomic;atomnat;n${n}"
     ENVIRONMENT "${_gex_env};GEX_TEST_EXPECT_RANKS=${n}"
     SKIP_RETURN_CODE 77)
 endfunction()
