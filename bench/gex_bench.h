@@ -5,6 +5,7 @@
 #define GEX_BENCH_H
 
 #include <gasnetex.h>
+#include <gasnet_coll.h>
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -28,6 +29,15 @@ typedef struct {
 } gex_bench_t;
 
 static inline void gb_barrier(gex_bench_t *b) { gex_Event_Wait(gex_Coll_BarrierNB(b->tm, 0)); }
+
+/* The largest of every rank's 'v', returned on rank 0 (other ranks get their
+ * own value back).  Collective over b->tm; not timed. */
+static inline double gb_max_to_0(gex_bench_t *b, double v) {
+  double out = v;
+  gex_Event_Wait(gex_Coll_ReduceToOneNB(b->tm, 0, &out, &v, GEX_DT_DBL, sizeof(double), 1, GEX_OP_MAX,
+                                        NULL, NULL, 0));
+  return b->me == 0 ? out : v;
+}
 
 /* Prints "usage: ..." (rank 0 only, so a job prints it once) and the reason,
  * and ends the job with status 2. */
