@@ -125,6 +125,11 @@ static inline void gb_free_local(gex_bench_t *b, unsigned char *p) {
 /* The first line of the output: what runs. */
 static inline void gb_header(gex_bench_t *b, const char *what) {
   if (b->me != 0) return;
+  if (b->o.no_size) { /* ITERS [SECTIONS] programs */
+    printf("# %s: %s; %u rank%s, ITERS %ld, sections %s, GEX_CHECKS=%d\n", b->prog, what,
+           (unsigned)b->nranks, b->nranks == 1 ? "" : "s", b->o.iters, b->o.sections, (int)GEX_CHECKS);
+    return;
+  }
   printf("# %s: %s; %u rank%s (%s), ITERS %ld, MAXSZ %zu, %s, local buffer %s the segment, "
          "sections %s, -budget %zu, GEX_CHECKS=%d\n",
          b->prog, what, (unsigned)b->nranks, b->nranks == 1 ? "" : "s",
