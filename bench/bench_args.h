@@ -23,6 +23,9 @@
  *                  by 1024, 1024^2, 1024^3
  *   SECTIONS       letters choosing which parts to run (default: all)
  *
+ * Programs without a size (gex-testbarrier, gex-testratomic) set no_size:
+ * their command line is PROG [flags] ITERS [SECTIONS].
+ *
  * Bad arguments (an unknown flag, a number that does not parse, an unknown
  * section letter, a size above the segment) are a usage error: the program
  * prints its usage line to stderr and exits with status 2.
@@ -51,6 +54,7 @@ typedef struct {
   size_t maxsz;           /* MAXSZ */
   size_t minsz;           /* first size of a sweep */
   size_t budget;          /* -budget; 0: none */
+  int no_size;            /* the program takes no MAXSZ: ITERS [SECTIONS] */
   char sections[27];      /* the section letters chosen, NUL-terminated */
   const char *error;      /* set by bench_parse on a usage error */
   char error_buf[160];
@@ -130,6 +134,7 @@ static inline int bench_parse(int argc, char **argv, const char *known, bench_op
       }
       continue;
     }
+    if (pos == 1 && o->no_size) pos = 2; /* no MAXSZ: the second argument is SECTIONS */
     switch (pos++) {
       case 0:
         if (bench_parse_iters(a, &o->iters) != 0) return bench_fail(o, "bad ITERS", a);
@@ -239,6 +244,26 @@ static inline size_t bench_check(const unsigned char *p, size_t n, size_t sz, in
   for (size_t i = 0; i < n; i++)
     if (p[i] != bench_pattern(sz, section, i)) return i;
   return (size_t)-1;
+}
+
+/* The result line of the benchmarks without a size sweep of their own
+ * (gex-testbarrier, gex-testratomic, gex-testcoll, gex-teststrided,
+ * mpi-coll-bench):
+ *   A:   0 -          8 byte :    1000 iters,      0.12345 us/op,      8100445.3 op/s,         61.801 MiB/s (what)
+ * us/op is the time of one operation (latency, or elapsed / operations for
+ * a flood), op/s its inverse, MiB/s = bytes moved per operation / us/op in
+ * 2^20 bytes per second ('-' when an operation moves no data). */
+static inline void bench_print_op(char section, unsigned rank, size_t bytes, long iters, double us,
+                                  const char *what) {
+  if (us <= 0) us = 0.001; /* below the clock's resolution */
+  double per = us / (double)iters;
+  char bw[32];
+  if (bytes == 0)
+    snprintf(bw, sizeof bw, "%14s", "-");
+  else
+    snprintf(bw, sizeof bw, "%14.3f", (double)bytes / per * 1e6 / 1048576.0);
+  printf("%c: %3u - %10zu byte : %7ld iters, %12.5f us/op, %14.1f op/s, %s MiB/s (%s)\n", section,
+         rank, bytes, iters, per, 1e6 / per, bw, what);
 }
 
 static inline size_t bench_round_page(size_t n) { return (n + 4095) & ~(size_t)4095; }

@@ -5,6 +5,7 @@
 #define GEX_BENCH_H
 
 #include <gasnetex.h>
+#include <gasnet_coll.h>
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -28,6 +29,15 @@ typedef struct {
 } gex_bench_t;
 
 static inline void gb_barrier(gex_bench_t *b) { gex_Event_Wait(gex_Coll_BarrierNB(b->tm, 0)); }
+
+/* The largest of every rank's 'v', returned on rank 0 (other ranks get their
+ * own value back).  Collective over b->tm; not timed. */
+static inline double gb_max_to_0(gex_bench_t *b, double v) {
+  double out = v;
+  gex_Event_Wait(gex_Coll_ReduceToOneNB(b->tm, 0, &out, &v, GEX_DT_DBL, sizeof(double), 1, GEX_OP_MAX,
+                                        NULL, NULL, 0));
+  return b->me == 0 ? out : v;
+}
 
 /* Prints "usage: ..." (rank 0 only, so a job prints it once) and the reason,
  * and ends the job with status 2. */
@@ -115,6 +125,11 @@ static inline void gb_free_local(gex_bench_t *b, unsigned char *p) {
 /* The first line of the output: what runs. */
 static inline void gb_header(gex_bench_t *b, const char *what) {
   if (b->me != 0) return;
+  if (b->o.no_size) { /* ITERS [SECTIONS] programs */
+    printf("# %s: %s; %u rank%s, ITERS %ld, sections %s, GEX_CHECKS=%d\n", b->prog, what,
+           (unsigned)b->nranks, b->nranks == 1 ? "" : "s", b->o.iters, b->o.sections, (int)GEX_CHECKS);
+    return;
+  }
   printf("# %s: %s; %u rank%s (%s), ITERS %ld, MAXSZ %zu, %s, local buffer %s the segment, "
          "sections %s, -budget %zu, GEX_CHECKS=%d\n",
          b->prog, what, (unsigned)b->nranks, b->nranks == 1 ? "" : "s",

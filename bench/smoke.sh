@@ -8,18 +8,25 @@
 #       Runs CMD.  It must exit 0 and print at least MINLINES result lines;
 #       every line of stdout must be a comment ('#...') or a result line of
 #       KIND (small, large, am, mpi: the formats of gex-testsmall,
-#       gex-testlarge, gex-testam, mpi-rma-bench) whose numbers are positive
-#       (a Short AM's size is 0 and its MiB/s '-').
+#       gex-testlarge, gex-testam, mpi-rma-bench; op: the line of
+#       gex-testbarrier, gex-testratomic, gex-testcoll, gex-teststrided and
+#       mpi-coll-bench) whose numbers are positive (a Short AM's size is 0
+#       and its MiB/s '-'; so are a barrier's).
 #   smoke.sh badargs CMD...
 #       CMD is the launcher and the program (e.g. gexrun -n 2 gex-testsmall).
 #       Runs it with bad arguments (an unknown flag, non-numeric ITERS and
 #       MAXSZ, an unknown section, a bad -minsz, an extra argument, and a
 #       MAXSZ above the segment limit, set low with GASNET_MAX_SEGSIZE);
 #       each run must exit with status 2 and print a "usage:" line on stderr.
+#   smoke.sh badargs_nosize CMD...
+#       The same for the programs whose command line is ITERS [SECTIONS]
+#       (gex-testbarrier, gex-testratomic).
 #   smoke.sh mpi MPIEXEC PROGRAM
 #       The same two checks for mpi-rma-bench under MPIEXEC with 2 processes
 #       (as root with Open MPI: --allow-run-as-root --oversubscribe).  Exits
 #       77 (ctest: skipped) when MPIEXEC cannot start 2 processes here.
+#   smoke.sh mpicoll MPIEXEC PROGRAM
+#       The same for mpi-coll-bench.
 set -uo pipefail
 
 # In a ThreadSanitizer build every process would otherwise sleep 1 s at exit
@@ -32,6 +39,7 @@ declare -A fmt=(
   [small]="${head_re}([0-9]+) byte : +([0-9]+) iters, latency +(${num}) us total, +(${num}) us ave\. \((.+)\)$"
   [large]="${head_re}([0-9]+) byte : +([0-9]+) iters, throughput +(${num}) MiB/s \((.+)\)$"
   [am]="${head_re}(Short|Medium|Long) +([0-9]+) byte : +([0-9]+) iters, +(${num}) us/op, +(${num}|-) MiB/s \((.+)\)$"
+  [op]="${head_re}([0-9]+) byte : +([0-9]+) iters, +(${num}) us/op, +(${num}) op/s, +(${num}|-) MiB/s \((.+)\)$"
   [mpi]="${head_re}([0-9]+) byte : +([0-9]+) iters, latency +(${num}) us total, +(${num}) us ave\., +(${num}) MB/s, +(${num}) MiB/s \((.+)\)$"
 )
 
@@ -62,6 +70,14 @@ check_output() {
           [[ "${m[4]}" == 0 && "${m[8]}" == - ]] || fail "Short AM line with a payload: '$line'"
         else
           vals+=("${m[4]}" "${m[8]}")
+        fi
+        ;;
+      op)
+        vals=("${m[4]}" "${m[5]}" "${m[7]}")
+        if [[ "${m[3]}" == 0 ]]; then
+          [[ "${m[9]}" == - ]] || fail "0-byte line with a bandwidth: '$line'"
+        else
+          vals+=("${m[3]}" "${m[9]}")
         fi
         ;;
       mpi) vals=("${m[3]}" "${m[4]}" "${m[5]}" "${m[7]}" "${m[9]}" "${m[11]}") ;;
@@ -120,10 +136,19 @@ badargs() {
   expect_usage env GASNET_MAX_SEGSIZE=1M "$@" 10 2M
 }
 
+badargs_nosize() {
+  expect_usage "$@" -x 10
+  expect_usage "$@" abc
+  expect_usage "$@" 0
+  expect_usage "$@" 10Q
+  expect_usage "$@" 10 Z
+  expect_usage "$@" 10 A extra
+}
+
 case "${1:-}" in
   run)
     shift
-    [[ $# -ge 3 && -n "${fmt[$1]:-}" ]] || fail "usage: smoke.sh run small|large|am|mpi MINLINES CMD..."
+    [[ $# -ge 3 && -n "${fmt[$1]:-}" ]] || fail "usage: smoke.sh run small|large|am|mpi|op MINLINES CMD..."
     run_ok "$@"
     ;;
   badargs)
@@ -131,9 +156,15 @@ case "${1:-}" in
     [[ $# -ge 1 ]] || fail "usage: smoke.sh badargs CMD..."
     badargs "$@"
     ;;
-  mpi)
+  badargs_nosize)
     shift
-    [[ $# -eq 2 ]] || fail "usage: smoke.sh mpi MPIEXEC PROGRAM"
+    [[ $# -ge 1 ]] || fail "usage: smoke.sh badargs_nosize CMD..."
+    badargs_nosize "$@"
+    ;;
+  mpi | mpicoll)
+    which=$1
+    shift
+    [[ $# -eq 2 ]] || fail "usage: smoke.sh $which MPIEXEC PROGRAM"
     mpiexec=$1 prog=$2
     launch=("$mpiexec")
     if "$mpiexec" --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then
@@ -148,7 +179,12 @@ case "${1:-}" in
       echo "smoke: SKIP: '${launch[*]} true' does not work here"
       exit 77
     fi
-    run_ok mpi 6 timeout 60 "${launch[@]}" "$prog" -m 20 1024 ABCDEF || exit 1
+    if [[ $which == mpicoll ]]; then
+      # A, B-E: 5 lines; F-H: 8 B .. 1 KiB = 8 sizes each
+      run_ok op 29 timeout 60 "${launch[@]}" "$prog" -m 20 1024 || exit 1
+    else
+      run_ok mpi 6 timeout 60 "${launch[@]}" "$prog" -m 20 1024 ABCDEF || exit 1
+    fi
     for bad in "-x 10 64" "10 2G"; do
       # shellcheck disable=SC2086
       expect_usage "${launch[@]}" "$prog" $bad
