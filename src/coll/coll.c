@@ -31,6 +31,7 @@
  * shared-memory path above is unchanged for all-local teams.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "coll/coll_am.h"
@@ -43,6 +44,9 @@ _Static_assert(GEXI_COLL_SLOTS == GEXI_SHM_TEAM_SLOTS, "one team slot space for 
 
 static pthread_mutex_t coll_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gexi_team *active_teams; /* teams with queued collectives */
+/* Number of teams on active_teams: written under coll_lock, read without it
+ * (relaxed) only to skip the lock when there is nothing to advance. */
+static atomic_int n_active;
 
 static void ensure_mctrl(struct gexi_team *t) {
   if (t->mctrl) return;
@@ -171,6 +175,7 @@ static int progress_locked(void) {
     }
     if (!t->q_head) {
       t->active = false;
+      atomic_fetch_sub_explicit(&n_active, 1, memory_order_relaxed);
       *pp = t->active_next;
       t->active_next = NULL;
     } else {
@@ -181,9 +186,17 @@ static int progress_locked(void) {
 }
 
 int gexi_coll_progress(struct gexi_Event *e, int *done) {
+  if (e && e->direct) { /* lock-free: counters only */
+    if (arrived_all(e->t, e->target)) {
+      *done = 1;
+      return 1;
+    }
+    *done = 0;
+    if (!atomic_load_explicit(&n_active, memory_order_relaxed)) return 0;
+  }
   pthread_mutex_lock(&coll_lock);
   int moved = progress_locked();
-  if (done) *done = e ? e->done : 1;
+  if (done) *done = e ? (e->direct ? arrived_all(e->t, e->target) : e->done) : 1;
   pthread_mutex_unlock(&coll_lock);
   return moved;
 }
@@ -230,6 +243,7 @@ static gex_Event_t start(struct gexi_Event *e) {
   t->q_tail = e;
   if (!t->active) {
     t->active = true;
+    atomic_fetch_add_explicit(&n_active, 1, memory_order_relaxed);
     t->active_next = active_teams;
     active_teams = t;
   }
@@ -243,8 +257,47 @@ static gex_Event_t start(struct gexi_Event *e) {
   return e;
 }
 
+/* Barrier fast path: a team on the shared-memory engine with nothing queued
+ * arrives at once (what start() would do in its first step) and does not
+ * queue the barrier.  Its completion depends on the arrival counters only
+ * (every member's count >= target, acquire loads pairing with the release
+ * increments of arrive()), so it needs neither the queue nor the lock, and
+ * collectives initiated after it may arrive before it completes: counters
+ * are monotonic and consumed in the same order everywhere, and a barrier
+ * stages nothing.  Returns 0 when the fast path does not apply; else sets
+ * *ev to GEX_EVENT_INVALID when every member had already arrived, or to a
+ * direct event. */
+static int barrier_direct(struct gexi_team *t, gex_Event_t *ev) {
+  pthread_mutex_lock(&coll_lock);
+  if (t->q_head || gexi_coll_team_am(t)) {
+    pthread_mutex_unlock(&coll_lock);
+    return 0;
+  }
+  ensure_mctrl(t);
+  arrive(t);
+  uint64_t target = t->arrivals;
+  pthread_mutex_unlock(&coll_lock);
+  *ev = GEX_EVENT_INVALID;
+  if (arrived_all(t, target)) return 1;
+  struct gexi_Event *e = calloc(1, sizeof *e);
+  if (!e) gexi_fatal("out of memory");
+  e->kind = GEXI_EV_COLL;
+  e->ckind = GEXI_COLL_BARRIER;
+  e->t = t;
+  e->root = GEX_RANK_INVALID;
+  e->direct = true;
+  e->target = target;
+  *ev = e;
+  return 1;
+}
+
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
   (void)flags;
+  gexi_check_can_communicate("gex_Coll_BarrierNB");
+  if (tm != GEX_TM_INVALID && !gexi_tm(tm)->is_pair) {
+    gex_Event_t d;
+    if (barrier_direct(gexi_tm(tm), &d)) return d;
+  }
   struct gexi_Event *e = new_op("gex_Coll_BarrierNB", tm, GEXI_COLL_BARRIER);
   e->nrounds = 1;
   return start(e);

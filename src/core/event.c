@@ -66,6 +66,7 @@ void gex_Event_Wait(gex_Event_t event) {
     else
       gexi_idle();
   }
+  gexi_busy(); /* the wait completed: the next one starts spinning afresh */
   free(event);
 }
 

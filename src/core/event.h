@@ -44,6 +44,8 @@ struct gexi_Event {
   int ckind;             /* GEXI_COLL_* */
   int done;              /* set under the collective lock */
   int phase;             /* shm: 0 stage+arrive, 1 wait 1st, 2 wait 2nd; AM barrier: 1 = sent */
+  bool direct;           /* shm barrier that arrived at initiation and is not queued:
+                          * done when arrived_all(t, target); read-only after start */
   struct gexi_team *t;
   struct gexi_Event *next; /* team queue */
   uint64_t target;       /* arrival count awaited */
