@@ -66,6 +66,11 @@ foreach(t t_coll t_team t_collam)
   set_property(TEST net_mixflat_${t}_n4 net_mixflat3_${t}_n7 net_mixforce_${t}_n4
                APPEND PROPERTY LABELS "collam;coll")
 endforeach()
+# VIS off-node with every piece moved by RMA (GEX_VIS_PACK_MAX=0) and with a
+# small packing threshold, so both paths and their mix run whatever the
+# provider's default threshold is.
+gex_add_net_run(tcpvisrma t_vis 3 GEX_SUPERNODE_MAXSIZE=1 GEX_VIS_PACK_MAX=0 ${_tcp})
+gex_add_net_run(tcpvis64 t_vis 3 GEX_SUPERNODE_MAXSIZE=1 GEX_VIS_PACK_MAX=64 ${_tcp})
 foreach(t t_am_medium t_am_long t_am_npam t_am_immediate t_mt_stress t_loopback)
   gex_add_net_run(credit ${t} 4 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1 ${_tcp})
 endforeach()

@@ -50,6 +50,11 @@ struct gexi_net_ops {
   gex_Event_t (*atomic)(const char *fn, gex_Rank_t jobrank, gex_DT_t dt, gex_OP_t op, void *addr,
                         uint64_t operand1, uint64_t operand2, void *result_p, gex_Flags_t flags,
                         int mode);
+  /* VIS (vis/vis.c): the largest contiguous piece worth packing into AMs
+   * rather than moving by an RMA operation of its own.  Small where the
+   * NIC does RMA, larger where the provider emulates it in software and
+   * every operation costs a message exchange. */
+  size_t (*vis_pack_max)(void);
 };
 
 #endif

@@ -65,7 +65,8 @@ static gex_Event_t vis_remote(const char *fn, gex_TM_t tm, gex_Rank_t rank, cons
 /* GEX_VIS_FORCE_AM=1 (testing switch): every target, on-node ones too, goes
  * through the AM-packing path.  GEX_VIS_PACK_MAX=<bytes>: off-node chunks of
  * at most this many bytes are packed into AM Mediums, larger ones move by
- * RMA (default 256; 0: never pack).  Read once per thread, kept in
+ * RMA (0: never pack; default: the network transport's vis_pack_max(), 256
+ * on RDMA hardware, 4096 where RMA is emulated in software).  Read once per thread, kept in
  * gexi_tls.am_nbi.vis_cfg: VIS_CFG_READ | VIS_CFG_FORCE? | pack max. */
 #define VIS_CFG_READ (1u << 31)
 #define VIS_CFG_FORCE (1u << 30)
@@ -73,7 +74,8 @@ static gex_Event_t vis_remote(const char *fn, gex_TM_t tm, gex_Rank_t rank, cons
 #define VIS_PACK_MAX_DEFAULT 256
 
 __attribute__((noinline)) static uint32_t vis_cfg_read(void) {
-  uint32_t c = VIS_CFG_READ | VIS_PACK_MAX_DEFAULT;
+  size_t dflt = gexi_ctx.net ? gexi_ctx.net->vis_pack_max() : VIS_PACK_MAX_DEFAULT;
+  uint32_t c = VIS_CFG_READ | (uint32_t)(dflt < VIS_CFG_MAX ? dflt : VIS_CFG_MAX);
   const char *f = getenv("GEX_VIS_FORCE_AM");
   if (f && *f && strcmp(f, "0") != 0) c |= VIS_CFG_FORCE;
   const char *m = getenv("GEX_VIS_PACK_MAX");
