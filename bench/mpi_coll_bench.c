@@ -41,6 +41,7 @@
 #include <stdlib.h>
 
 #include "bench_args.h"
+#include "mpi_bench.h"
 
 static const char *prog = "mpi-coll-bench";
 static const char *usage_text =
@@ -53,17 +54,7 @@ static MPI_Win win;
 static uint64_t *winbase, *results;
 static unsigned char *src, *dst;
 
-__attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt, ...) {
-  va_list ap;
-  fprintf(stderr, "%s: rank %d: ", prog, me);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  exit(1);
-}
+#define die(...) mpi_bench_die(prog, me, __VA_ARGS__)
 
 static double max_to_0(double v) {
   double out = v;
@@ -234,10 +225,7 @@ static void run_coll(char s) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  setvbuf(stdout, NULL, _IOLBF, 0);
+  mpi_bench_init(&argc, &argv, &me, &nranks);
   const char *why = NULL;
   char whybuf[160];
   if (bench_parse(argc, argv, "ABCDEFGH", &o) != 0) {
@@ -248,19 +236,7 @@ int main(int argc, char **argv) {
   } else if (o.in_seg) {
     why = "-in has no meaning here";
   }
-  if (why) {
-    if (me == 0) {
-      fprintf(stderr, "%s: %s\nusage: %s %s\n", prog, why, prog, usage_text);
-      fflush(stderr);
-    }
-    /* as mpi-rma-bench: rank 0 ends the job with status 2 at once */
-    if (nranks > 1) {
-      if (me == 0) MPI_Abort(MPI_COMM_WORLD, 2);
-      MPI_Barrier(MPI_COMM_WORLD);
-    }
-    MPI_Finalize();
-    return 2;
-  }
+  if (why) return mpi_bench_usage_exit(me, nranks, prog, why, usage_text);
   if (o.minsz < 8) o.minsz = 8;
   unsigned p = 0;
   role = bench_pair((unsigned)me, (unsigned)nranks, &p);
@@ -274,12 +250,9 @@ int main(int argc, char **argv) {
   results = malloc(sizeof(uint64_t) * (size_t)o.iters);
   if (!src || !dst || !results) die("out of memory");
   if (me == 0) {
-    int len = 0, v = 0, sv = 0;
+    int v = 0, sv = 0;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    MPI_Get_library_version(lib, &len);
-    MPI_Get_version(&v, &sv);
-    char *nl = strchr(lib, '\n');
-    if (nl) *nl = '\0';
+    mpi_bench_version(lib, &v, &sv);
     printf("# %s: barrier, 8-byte fetch-add, Bcast/Allreduce latency; %d ranks, ITERS %ld, MAXSZ %zu, "
            "%s, sections %s, -budget %zu; MPI %d.%d, %s\n",
            prog, nranks, o.iters, o.maxsz, o.sweep ? "size sweep" : "MAXSZ only", o.sections, o.budget,

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 
 #include "bench_args.h"
+#include "mpi_bench.h"
 
 static const char *prog = "mpi-rma-bench";
 static const char *usage_text =
@@ -63,17 +64,7 @@ static MPI_Win win;
 static unsigned char *winbase, *loc, *chk;
 static MPI_Request reqs[UNIBAND_WINDOW];
 
-__attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt, ...) {
-  va_list ap;
-  fprintf(stderr, "%s: rank %d: ", prog, me);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputc('\n', stderr);
-  fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  exit(1);
-}
+#define die(...) mpi_bench_die(prog, me, __VA_ARGS__)
 
 static const char *opname(char s) {
   switch (s) {
@@ -201,10 +192,7 @@ static void run(char s) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  setvbuf(stdout, NULL, _IOLBF, 0);
+  mpi_bench_init(&argc, &argv, &me, &nranks);
   const char *why = NULL;
   char whybuf[160];
   if (bench_parse(argc, argv, "ABCDEF", &o) != 0) {
@@ -213,22 +201,7 @@ int main(int argc, char **argv) {
     snprintf(whybuf, sizeof whybuf, "MAXSZ %zu is above the 1 GiB this program allows", o.maxsz);
     why = whybuf;
   }
-  if (why) {
-    if (me == 0) {
-      fprintf(stderr, "%s: %s\nusage: %s %s\n", prog, why, prog, usage_text);
-      fflush(stderr);
-    }
-    /* Every rank saw the same arguments.  Rank 0, after printing, ends the
-     * job at once with status 2 (a plain non-zero return from several
-     * ranks makes Open MPI's mpirun wait seconds); the others wait for it
-     * in a barrier that never completes. */
-    if (nranks > 1) {
-      if (me == 0) MPI_Abort(MPI_COMM_WORLD, 2);
-      MPI_Barrier(MPI_COMM_WORLD);
-    }
-    MPI_Finalize();
-    return 2;
-  }
+  if (why) return mpi_bench_usage_exit(me, nranks, prog, why, usage_text);
   unsigned p = 0;
   role = bench_pair((unsigned)me, (unsigned)nranks, &p);
   peer = (int)p;
@@ -250,12 +223,9 @@ int main(int argc, char **argv) {
   if (!chk) die("out of memory (%zu bytes)", o.maxsz);
 
   if (me == 0) {
-    int len = 0, v = 0, sv = 0;
+    int v = 0, sv = 0;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    MPI_Get_library_version(lib, &len);
-    MPI_Get_version(&v, &sv);
-    char *nl = strchr(lib, '\n');
-    if (nl) *nl = '\0';
+    mpi_bench_version(lib, &v, &sv);
     printf("# %s: IMB-RMA Unidir_put/get, Uniband, PingPong; MB/s = 10^6 B/s, MiB/s = 2^20 B/s; "
            "%d ranks, ITERS %ld, MAXSZ %zu, %s, local buffer %s the window, sections %s, "
            "-budget %zu; MPI %d.%d, %s\n",

@@ -208,17 +208,21 @@ int gexi_coll_idle_team(struct gexi_team *t) {
   return idle;
 }
 
-static struct gexi_Event *new_op(const char *fn, gex_TM_t tm, int ckind) {
-  gexi_check_can_communicate(fn);
-  if (tm == GEX_TM_INVALID || gexi_tm(tm)->is_pair)
-    gexi_fatal("%s: a TM-pair (or GEX_TM_INVALID) is not a team", fn);
+static struct gexi_Event *alloc_op(struct gexi_team *t, int ckind) {
   struct gexi_Event *e = calloc(1, sizeof *e);
   if (!e) gexi_fatal("out of memory");
   e->kind = GEXI_EV_COLL;
   e->ckind = ckind;
-  e->t = gexi_tm(tm);
+  e->t = t;
   e->root = GEX_RANK_INVALID;
   return e;
+}
+
+static struct gexi_Event *new_op(const char *fn, gex_TM_t tm, int ckind) {
+  gexi_check_can_communicate(fn);
+  if (tm == GEX_TM_INVALID || gexi_tm(tm)->is_pair)
+    gexi_fatal("%s: a TM-pair (or GEX_TM_INVALID) is not a team", fn);
+  return alloc_op(gexi_tm(tm), ckind);
 }
 
 static gex_Event_t start(struct gexi_Event *e) {
@@ -279,12 +283,7 @@ static int barrier_direct(struct gexi_team *t, gex_Event_t *ev) {
   pthread_mutex_unlock(&coll_lock);
   *ev = GEX_EVENT_INVALID;
   if (arrived_all(t, target)) return 1;
-  struct gexi_Event *e = calloc(1, sizeof *e);
-  if (!e) gexi_fatal("out of memory");
-  e->kind = GEXI_EV_COLL;
-  e->ckind = GEXI_COLL_BARRIER;
-  e->t = t;
-  e->root = GEX_RANK_INVALID;
+  struct gexi_Event *e = alloc_op(t, GEXI_COLL_BARRIER);
   e->direct = true;
   e->target = target;
   *ev = e;
