@@ -74,17 +74,6 @@ _Atomic uint32_t *gexi_am_counter(int mode, int cat, struct gexi_Event **evp, ui
   return &e->flag.pending;
 }
 
-int gexi_am_nbi_pending(gex_EC_t mask) {
-  uint32_t n = 0;
-  if (mask & GEX_EC_PUT)
-    n |= atomic_load_explicit(&gexi_tls.am_nbi.pending[GEXI_AM_NBI_PUT], memory_order_acquire);
-  if (mask & GEX_EC_GET)
-    n |= atomic_load_explicit(&gexi_tls.am_nbi.pending[GEXI_AM_NBI_GET], memory_order_acquire);
-  if (mask & GEX_EC_RMW)
-    n |= atomic_load_explicit(&gexi_tls.am_nbi.pending[GEXI_AM_NBI_RMW], memory_order_acquire);
-  return n != 0;
-}
-
 /* ---- the atomic over AMs -------------------------------------------------------- */
 /* Request arguments (12):
  *   0,1   target address (in the target's address space)

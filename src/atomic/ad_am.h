@@ -75,8 +75,16 @@ static inline void gexi_am_sync_acquire(void) {
 }
 
 /* Non-zero while an NBI operation of a category in 'mask' (outside access
- * regions) of this thread awaits its reply. */
-int gexi_am_nbi_pending(gex_EC_t mask);
+ * regions) of this thread awaits its reply.  Inline: gex_NBI_Wait with
+ * nothing outstanding is three loads and a test. */
+static inline int gexi_am_nbi_pending(gex_EC_t mask) {
+  _Atomic uint32_t *p = gexi_tls.am_nbi.pending;
+  uint32_t put = atomic_load_explicit(&p[GEXI_AM_NBI_PUT], memory_order_acquire);
+  uint32_t get = atomic_load_explicit(&p[GEXI_AM_NBI_GET], memory_order_acquire);
+  uint32_t rmw = atomic_load_explicit(&p[GEXI_AM_NBI_RMW], memory_order_acquire);
+  return ((mask & GEX_EC_PUT) && put) | ((mask & GEX_EC_GET) && get) |
+         ((mask & GEX_EC_RMW) && rmw);
+}
 
 /* Pointers and 64-bit values as two AM arguments (low word first). */
 #define GEXI_AM_LO(x) ((gex_AM_Arg_t)(uint32_t)(uint64_t)(x))

@@ -24,15 +24,21 @@ int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags) {
   return nbi_pending(event_mask) ? GASNET_ERR_NOT_READY : GASNET_OK;
 }
 
-void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
-  (void)flags;
-  gexi_check_can_communicate("gex_NBI_Wait");
+__attribute__((noinline)) static void nbi_wait_slow(gex_EC_t event_mask) {
   while (nbi_pending(event_mask)) {
     if (gexi_poll(GEXI_POLL_ALL))
       gexi_busy();
     else
       gexi_idle();
   }
+}
+
+void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
+  (void)flags;
+  gexi_check_can_communicate("gex_NBI_Wait");
+  /* Nothing outstanding (always so on-node): a few loads, no frame. */
+  if (GEXI_LIKELY(!gexi_am_nbi_pending(event_mask) && !gexi_ctx.net)) return;
+  nbi_wait_slow(event_mask);
 }
 
 void gex_NBI_BeginAccessRegion(gex_Flags_t flags) {
