@@ -1,8 +1,9 @@
 /* gasnet_fwd.h -- libgex: the minimal forward header of the GASNet-EX API.
  *
  * Only preprocessor constants and plain typedefs, safe to include anywhere.
- * Every constant below is a distinct bit where the specification asks for
- * disjoint bits; values are libgex's own and carry no meaning beyond that.
+ * Every constant has the reference implementation's value (GASNet-EX
+ * 2025.8.0), so that clients that pin values or exchange them as integers
+ * work unchanged.
  */
 #ifndef GASNET_FWD_H
 #define GASNET_FWD_H
@@ -12,7 +13,7 @@
 
 /* ---- scalar types ---------------------------------------------------- */
 typedef uint32_t gex_Rank_t;
-typedef uint32_t gex_EP_Index_t;
+typedef uint16_t gex_EP_Index_t;
 typedef void *gex_Addr_t;
 typedef struct gexi_Event *gex_Event_t;
 typedef uint32_t gex_Flags_t;
@@ -31,43 +32,62 @@ typedef uint32_t gex_EP_Capabilities_t;
 #define GEX_EVENT_DEFER   ((gex_Event_t *)(uintptr_t)2)
 #define GEX_EVENT_GROUP   ((gex_Event_t *)(uintptr_t)3)
 
-/* ---- flags for communication calls ----------------------------------- */
+/* ---- flags -------------------------------------------------------------
+ * Values are the reference implementation's (clients pin some of them and
+ * pass others across library boundaries as plain integers).  Each group is
+ * disjoint within the calls that accept it; groups for unrelated calls
+ * reuse bits. */
+
+/* Communication calls (RMA, AM, atomics, VIS). */
 #define GEX_FLAG_IMMEDIATE           ((gex_Flags_t)1u << 0)
 #define GEX_FLAG_LC_COPY_YES         ((gex_Flags_t)1u << 1)
 #define GEX_FLAG_LC_COPY_NO          ((gex_Flags_t)1u << 2)
-#define GEX_FLAG_PEER_NEVER_SELF     ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_PEER_NEVER_NBRHD    ((gex_Flags_t)1u << 4)
-#define GEX_FLAG_SELF_SEG_UNKNOWN    ((gex_Flags_t)1u << 5)
-#define GEX_FLAG_SELF_SEG_SOME       ((gex_Flags_t)1u << 6)
-#define GEX_FLAG_SELF_SEG_BOUND      ((gex_Flags_t)1u << 7)
-#define GEX_FLAG_SELF_SEG_OFFSET     ((gex_Flags_t)1u << 8)
-#define GEX_FLAG_PEER_SEG_UNKNOWN    ((gex_Flags_t)1u << 9)
-#define GEX_FLAG_PEER_SEG_SOME       ((gex_Flags_t)1u << 10)
-#define GEX_FLAG_PEER_SEG_BOUND      ((gex_Flags_t)1u << 11)
-#define GEX_FLAG_PEER_SEG_OFFSET     ((gex_Flags_t)1u << 12)
-#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT ((gex_Flags_t)1u << 13)
-#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC  ((gex_Flags_t)1u << 14)
-#define GEX_FLAG_AD_MY_RANK          ((gex_Flags_t)1u << 15)
-#define GEX_FLAG_AD_MY_NBRHD         ((gex_Flags_t)1u << 16)
-#define GEX_FLAG_AD_ACQ              ((gex_Flags_t)1u << 17)
-#define GEX_FLAG_AD_REL              ((gex_Flags_t)1u << 18)
-#define GEX_FLAG_RANK_IS_JOBRANK     ((gex_Flags_t)1u << 19)
-#define GEX_FLAG_AD_FAVOR_MY_RANK    ((gex_Flags_t)1u << 20)
-#define GEX_FLAG_AD_FAVOR_MY_NBRHD   ((gex_Flags_t)1u << 21)
-#define GEX_FLAG_AD_FAVOR_REMOTE     ((gex_Flags_t)1u << 22)
-#define GEX_FLAG_TM_GLOBAL_SCRATCH   ((gex_Flags_t)1u << 23)
-#define GEX_FLAG_TM_LOCAL_SCRATCH    ((gex_Flags_t)1u << 24)
-#define GEX_FLAG_TM_SYMMETRIC_SCRATCH ((gex_Flags_t)1u << 25)
-#define GEX_FLAG_TM_NO_SCRATCH       ((gex_Flags_t)1u << 26)
-#define GEX_FLAG_SCRATCH_SEG_OFFSET  ((gex_Flags_t)1u << 27)
-#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 28)
-#define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 29)
-#define GEX_FLAG_GLOBALLY_QUIESCED   ((gex_Flags_t)1u << 30)
-#define GEX_FLAG_ENABLE_LEAF_LC      ((gex_Flags_t)1u << 31)
+#define GEX_FLAG_SELF_SEG_UNKNOWN    ((gex_Flags_t)1u << 3)
+#define GEX_FLAG_SELF_SEG_SOME       ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_SELF_SEG_BOUND      ((gex_Flags_t)1u << 5)
+#define GEX_FLAG_SELF_SEG_OFFSET     ((gex_Flags_t)1u << 6)
+#define GEX_FLAG_PEER_SEG_UNKNOWN    ((gex_Flags_t)1u << 7)
+#define GEX_FLAG_PEER_SEG_SOME       ((gex_Flags_t)1u << 8)
+#define GEX_FLAG_PEER_SEG_BOUND      ((gex_Flags_t)1u << 9)
+#define GEX_FLAG_PEER_SEG_OFFSET     ((gex_Flags_t)1u << 10)
+#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT ((gex_Flags_t)1u << 11)
+#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC  ((gex_Flags_t)1u << 12)
+#define GEX_FLAG_RANK_IS_JOBRANK     ((gex_Flags_t)1u << 13)
+#define GEX_FLAG_PEER_NEVER_NBRHD    ((gex_Flags_t)1u << 14)
+#define GEX_FLAG_PEER_NEVER_SELF     ((gex_Flags_t)1u << 15)
+/* Initiation calls whose root event may have leaves (VIS Put). */
+#define GEX_FLAG_ENABLE_LEAF_LC      ((gex_Flags_t)1u << 11)
 
-/* gex_Client_Init flags (a different API, so bits may be reused) */
-#define GEX_FLAG_USES_GASNET1        ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_DEFER_THREADS       ((gex_Flags_t)1u << 2)
+/* Atomic operations (gex_AD_Op*): with IMMEDIATE, RANK_IS_JOBRANK and the
+ * segment hints above. */
+#define GEX_FLAG_AD_REL              ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_AD_ACQ              ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_AD_MY_RANK          ((gex_Flags_t)1u << 11)
+#define GEX_FLAG_AD_MY_NBRHD         ((gex_Flags_t)1u << 12)
+/* gex_AD_Create */
+#define GEX_FLAG_AD_FAVOR_MY_RANK    ((gex_Flags_t)1u << 0)
+#define GEX_FLAG_AD_FAVOR_MY_NBRHD   ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_AD_FAVOR_REMOTE     ((gex_Flags_t)1u << 2)
+
+/* Team construction (gex_TM_Split, gex_TM_Create) and destruction. */
+#define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 0)
+#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_TM_GLOBAL_SCRATCH   ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_TM_LOCAL_SCRATCH    ((gex_Flags_t)1u << 3)
+#define GEX_FLAG_TM_SYMMETRIC_SCRATCH ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_TM_NO_SCRATCH       ((gex_Flags_t)1u << 5)
+#define GEX_FLAG_SCRATCH_SEG_OFFSET  ((gex_Flags_t)1u << 6)
+#define GEX_FLAG_GLOBALLY_QUIESCED   ((gex_Flags_t)1u << 13)
+
+/* gex_Client_Init */
+#define GEX_FLAG_USES_GASNET1        ((gex_Flags_t)1u << 0)
+#define GEX_FLAG_DEFER_THREADS       ((gex_Flags_t)1u << 1)
+
+/* Hints to gex_Segment_Create / gex_EP_Create about what will use the
+ * memory or the endpoint (accepted; libgex has no accelerated paths). */
+#define GEX_FLAG_HINT_ACCEL_AD       ((gex_Flags_t)1u << 0)
+#define GEX_FLAG_HINT_ACCEL_COLL     ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_HINT_ACCEL_ALL      (GEX_FLAG_HINT_ACCEL_AD | GEX_FLAG_HINT_ACCEL_COLL)
 
 /* AM handler registration flags (gex_AM_Entry_t.gex_flags) */
 #define GEX_FLAG_AM_SHORT    ((gex_Flags_t)1u << 0)
@@ -95,38 +115,40 @@ typedef uint32_t gex_EP_Capabilities_t;
 #define GEX_DT_DBL  ((gex_DT_t)1u << 5)
 #define GEX_DT_USER ((gex_DT_t)1u << 6)
 
-/* Non-fetching ops occupy the low 16 bits; each fetching op is its
- * non-fetching partner shifted left by 16, so conversion is one shift.
- * GET has no non-fetching form and USER/USER_NC are reduction-only. */
-#define GEX_OP_ADD   ((gex_OP_t)1u << 0)
-#define GEX_OP_MULT  ((gex_OP_t)1u << 1)
-#define GEX_OP_MIN   ((gex_OP_t)1u << 2)
-#define GEX_OP_MAX   ((gex_OP_t)1u << 3)
+/* Non-fetching ops occupy bits 0..11; each fetching op is its non-fetching
+ * partner shifted left by GEXI_OP_FETCH_SHIFT (bits 15..26), so conversion
+ * is one shift.  GET has no non-fetching form and USER/USER_NC are
+ * reduction-only. */
+#define GEXI_OP_FETCH_SHIFT 15
+#define GEX_OP_AND   ((gex_OP_t)1u << 0)
+#define GEX_OP_OR    ((gex_OP_t)1u << 1)
+#define GEX_OP_XOR   ((gex_OP_t)1u << 2)
+#define GEX_OP_ADD   ((gex_OP_t)1u << 3)
 #define GEX_OP_SUB   ((gex_OP_t)1u << 4)
-#define GEX_OP_INC   ((gex_OP_t)1u << 5)
-#define GEX_OP_DEC   ((gex_OP_t)1u << 6)
-#define GEX_OP_AND   ((gex_OP_t)1u << 7)
-#define GEX_OP_OR    ((gex_OP_t)1u << 8)
-#define GEX_OP_XOR   ((gex_OP_t)1u << 9)
+#define GEX_OP_MULT  ((gex_OP_t)1u << 5)
+#define GEX_OP_MIN   ((gex_OP_t)1u << 6)
+#define GEX_OP_MAX   ((gex_OP_t)1u << 7)
+#define GEX_OP_INC   ((gex_OP_t)1u << 8)
+#define GEX_OP_DEC   ((gex_OP_t)1u << 9)
 #define GEX_OP_SET   ((gex_OP_t)1u << 10)
 #define GEX_OP_CAS   ((gex_OP_t)1u << 11)
-#define GEX_OP_USER    ((gex_OP_t)1u << 12)
-#define GEX_OP_USER_NC ((gex_OP_t)1u << 13)
-#define GEX_OP_GET   ((gex_OP_t)1u << 14)
-#define GEX_OP_FADD  (GEX_OP_ADD << 16)
-#define GEX_OP_FMULT (GEX_OP_MULT << 16)
-#define GEX_OP_FMIN  (GEX_OP_MIN << 16)
-#define GEX_OP_FMAX  (GEX_OP_MAX << 16)
-#define GEX_OP_FSUB  (GEX_OP_SUB << 16)
-#define GEX_OP_FINC  (GEX_OP_INC << 16)
-#define GEX_OP_FDEC  (GEX_OP_DEC << 16)
-#define GEX_OP_FAND  (GEX_OP_AND << 16)
-#define GEX_OP_FOR   (GEX_OP_OR << 16)
-#define GEX_OP_FXOR  (GEX_OP_XOR << 16)
-#define GEX_OP_SWAP  (GEX_OP_SET << 16)
-#define GEX_OP_FCAS  (GEX_OP_CAS << 16)
+#define GEX_OP_FAND  (GEX_OP_AND << GEXI_OP_FETCH_SHIFT)
+#define GEX_OP_FOR   (GEX_OP_OR << GEXI_OP_FETCH_SHIFT)
+#define GEX_OP_FXOR  (GEX_OP_XOR << GEXI_OP_FETCH_SHIFT)
+#define GEX_OP_FADD  (GEX_OP_ADD << GEXI_OP_FETCH_SHIFT)
+#define GEX_OP_FSUB  (GEX_OP_SUB << GEXI_OP_FETCH_SHIFT)
+#define GEX_OP_FMULT (GEX_OP_MULT << GEXI_OP_FETCH_SHIFT)
+#define GEX_OP_FMIN  (GEX_OP_MIN << GEXI_OP_FETCH_SHIFT)
+#define GEX_OP_FMAX  (GEX_OP_MAX << GEXI_OP_FETCH_SHIFT)
+#define GEX_OP_FINC  (GEX_OP_INC << GEXI_OP_FETCH_SHIFT)
+#define GEX_OP_FDEC  (GEX_OP_DEC << GEXI_OP_FETCH_SHIFT)
+#define GEX_OP_SWAP  (GEX_OP_SET << GEXI_OP_FETCH_SHIFT)
+#define GEX_OP_FCAS  (GEX_OP_CAS << GEXI_OP_FETCH_SHIFT)
 #define GEX_OP_CSWAP GEX_OP_FCAS
-#define GEX_OP_TO_FETCHING(op)    ((gex_OP_t)((op) << 16))
-#define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)((op) >> 16))
+#define GEX_OP_GET   ((gex_OP_t)1u << 27)
+#define GEX_OP_USER    ((gex_OP_t)1u << 30)
+#define GEX_OP_USER_NC ((gex_OP_t)1u << 31)
+#define GEX_OP_TO_FETCHING(op)    ((gex_OP_t)((op) << GEXI_OP_FETCH_SHIFT))
+#define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)((op) >> GEXI_OP_FETCH_SHIFT))
 
 #endif /* GASNET_FWD_H */

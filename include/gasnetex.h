@@ -19,8 +19,8 @@ extern "C" {
 #endif
 
 /* ---- versions --------------------------------------------------------- */
-#define GASNET_RELEASE_VERSION_MAJOR 2026
-#define GASNET_RELEASE_VERSION_MINOR 11
+#define GASNET_RELEASE_VERSION_MAJOR 2025
+#define GASNET_RELEASE_VERSION_MINOR 8
 #define GASNET_RELEASE_VERSION_PATCH 0
 #define GEX_SPEC_VERSION_MAJOR 0
 #define GEX_SPEC_VERSION_MINOR 19
@@ -36,11 +36,21 @@ extern "C" {
 #define GASNET_PSHM 1
 #define LIBGEX 1
 
+/* ---- build configuration, as the reference reports its own ------------ */
+/* Segments are ordinary memory of this process (not at the same address in
+ * every process); the whole segment is registered (the "FAST" model).
+ * GASNET_NDEBUG: libgex has no slow debug build (its misuse checks are
+ * cheap and on by default; see GEX_CHECKS). */
+#define GASNET_ALIGNED_SEGMENTS 0
+#define GASNET_SEGMENT_FAST 1
+#define GASNET_NDEBUG 1
+#define GASNET_NULL_ARGV_OK 1
+
 /* ---- implementation limits --------------------------------------------- */
 #define GASNET_PAGESIZE 4096
 #define GASNET_MAXNODES ((gex_Rank_t)0x7FFFFFFF)
 #define GASNET_MAXEPS 1
-#define GEX_AM_INDEX_BASE 64
+#define GEX_AM_INDEX_BASE 128
 #define GASNET_HIDDEN_AM_CONCURRENCY_LEVEL 0
 #define GEX_THREAD_ROLE_RCV 1u
 #define GEX_THREAD_ROLE_SND 2u
@@ -225,10 +235,10 @@ typedef struct {
 
 typedef uint32_t gex_TI_t;
 #define GEX_TI_SRCRANK ((gex_TI_t)1u << 0)
-#define GEX_TI_EP ((gex_TI_t)1u << 1)
-#define GEX_TI_ENTRY ((gex_TI_t)1u << 2)
-#define GEX_TI_IS_REQ ((gex_TI_t)1u << 3)
-#define GEX_TI_IS_LONG ((gex_TI_t)1u << 4)
+#define GEX_TI_ENTRY ((gex_TI_t)1u << 1)
+#define GEX_TI_IS_REQ ((gex_TI_t)1u << 2)
+#define GEX_TI_IS_LONG ((gex_TI_t)1u << 3)
+#define GEX_TI_EP ((gex_TI_t)1u << 4)
 #define GEX_TI_ALL ((gex_TI_t)0x1Fu)
 gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask);
 
@@ -258,12 +268,15 @@ int gex_AM_CancelReplyLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags);
 
 /* ---- events and NBI ------------------------------------------------------------ */
 typedef uint32_t gex_EC_t;
-#define GEX_EC_GET ((gex_EC_t)1u << 0)
-#define GEX_EC_PUT ((gex_EC_t)1u << 1)
-#define GEX_EC_AM ((gex_EC_t)1u << 2)
-#define GEX_EC_LC ((gex_EC_t)1u << 3)
-#define GEX_EC_RMW ((gex_EC_t)1u << 4)
-#define GEX_EC_ALL ((gex_EC_t)0x1Fu)
+/* The reference's values: GET and RMW are single bits; PUT covers bits 0
+ * and 1, and AM and LC are bit 1, so a mask naming AM or LC also selects
+ * Puts (whose local completion they share). */
+#define GEX_EC_GET ((gex_EC_t)4u)
+#define GEX_EC_PUT ((gex_EC_t)3u)
+#define GEX_EC_AM ((gex_EC_t)2u)
+#define GEX_EC_LC ((gex_EC_t)2u)
+#define GEX_EC_RMW ((gex_EC_t)8u)
+#define GEX_EC_ALL ((gex_EC_t)0xFFFFFFFFu)
 
 int gex_Event_Test(gex_Event_t event);
 void gex_Event_Wait(gex_Event_t event);

@@ -25,7 +25,7 @@
 #define OFF_BM 4096              /* accepted-attempt bitmap per sender */
 #define MEDLEN 256
 
-static const gex_AM_Index_t H_SHORT = 90, H_MED = 91;
+static const gex_AM_Index_t H_SHORT = GEX_AM_INDEX_BASE + 26, H_MED = GEX_AM_INDEX_BASE + 27;
 static unsigned char *recv_bm; /* [src][attempt], private to the target */
 static atomic_long received;
 /* A sender reached through the network: the target must poll for the

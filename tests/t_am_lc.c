@@ -11,7 +11,9 @@
 static size_t long_len = (size_t)1 << 20; /* 256 KiB at reduced scale */
 #define NREPSLOT 16 /* >= ranks: each requester has one Reply outstanding */
 
-static const gex_AM_Index_t H_MED = 80, H_LONG = 81, H_ACK = 82, H_REP_MED = 83, H_REP_LONG = 84;
+static const gex_AM_Index_t H_MED = GEX_AM_INDEX_BASE + 16, H_LONG = GEX_AM_INDEX_BASE + 17,
+                             H_ACK = GEX_AM_INDEX_BASE + 18, H_REP_MED = GEX_AM_INDEX_BASE + 19,
+                             H_REP_LONG = GEX_AM_INDEX_BASE + 20;
 static size_t medlen;
 static atomic_long acks, rep_seen;
 

@@ -30,7 +30,7 @@ static size_t rep_len(size_t step) {
 static size_t req_off(size_t step) { return is_big(step) ? off_big_req() + 3 : off_req_slot(step % NSLOT) + step % 8; }
 static size_t rep_off(size_t step) { return is_big(step) ? off_big_rep() + 5 : off_rep_slot(step % NSLOT) + (step * 3) % 8; }
 
-static const gex_AM_Index_t H_REQ = 100, H_REP = 101;
+static const gex_AM_Index_t H_REQ = GEX_AM_INDEX_BASE + 36, H_REP = GEX_AM_INDEX_BASE + 37;
 
 static void h_req(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t a_step, gex_AM_Arg_t a_len) {
   size_t step = (size_t)(uint32_t)a_step;

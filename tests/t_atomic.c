@@ -124,7 +124,7 @@ static uint64_t pick(int d, uint64_t seed) {
     TYPE v0, o1, t;                                                                            \
     memcpy(&v0, &b0, sizeof v0);                                                               \
     memcpy(&o1, &b1, sizeof o1);                                                               \
-    gex_OP_t base = (op >> 16) ? (op >> 16) : op;                                              \
+    gex_OP_t base = (op & (0xFFFu << GEXI_OP_FETCH_SHIFT)) ? GEX_OP_TO_NONFETCHING(op) : op;    \
     switch (base) {                                                                            \
       case GEX_OP_ADD:                                                                         \
         if (IS_INT)                                                                            \

@@ -71,14 +71,14 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "op_not_in_domain")) {
       expect(
           "^libgex: rank %u: gex_AD_OpNB_I64: opcode GEX_OP_FSUB is not one of the "
-          "operations of the atomic domain \\(GEX_OP_SET\\|GEX_OP_GET\\|GEX_OP_FADD\\)",
+          "operations of the atomic domain \\(GEX_OP_SET\\|GEX_OP_FADD\\|GEX_OP_GET\\)",
           me);
       gex_AD_OpNB_I64(ad64, &r64, 0, seg0, GEX_OP_FSUB, 1, 0, 0);
       not_detected();
     }
     if (!strcmp(mode, "multi_op")) {
       expect(
-          "^libgex: rank %u: gex_AD_OpNBI_I64: opcode GEX_OP_GET\\|GEX_OP_FADD is not a "
+          "^libgex: rank %u: gex_AD_OpNBI_I64: opcode GEX_OP_FADD\\|GEX_OP_GET is not a "
           "single GEX_OP_\\* value",
           me);
       gex_AD_OpNBI_I64(ad64, &r64, 0, seg0, GEX_OP_FADD | GEX_OP_GET, 1, 0, 0);

@@ -32,8 +32,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(mode, "bad_op")) {
     if (me == 0) {
-      expect("^libgex: rank 0: gex_Coll_ReduceToAllNB: op 0x80 is not a reduction operator for "
-             "data type 0x20");
+      expect("^libgex: rank 0: gex_Coll_ReduceToAllNB: op 0x%x is not a reduction operator for "
+             "data type 0x%x", (unsigned)GEX_OP_AND, (unsigned)GEX_DT_DBL);
       gex_Coll_ReduceToAllNB(T.tm, &y, &x, GEX_DT_DBL, 8, 1, GEX_OP_AND, NULL, NULL, 0);
       not_detected();
     }

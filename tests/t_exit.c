@@ -15,7 +15,7 @@
 
 #include <pthread.h>
 
-static const gex_AM_Index_t H_EXIT = 99;
+static const gex_AM_Index_t H_EXIT = GEX_AM_INDEX_BASE + 35;
 
 static void h_exit(gex_Token_t t, gex_AM_Arg_t code) {
   (void)t;

@@ -18,7 +18,7 @@ static long handler_runs;   /* plain: only touched under lock_dyn */
 static atomic_long acks;
 static long iters;
 
-static const gex_AM_Index_t H_INC = 70, H_ACK = 71;
+static const gex_AM_Index_t H_INC = GEX_AM_INDEX_BASE + 6, H_ACK = GEX_AM_INDEX_BASE + 7;
 
 static void h_inc(gex_Token_t t, gex_AM_Arg_t v) {
   gex_HSL_Lock(&lock_dyn);

@@ -13,7 +13,8 @@
 #define OFF_RMA (2 * AREA)
 #define OFF_SCRATCH (3 * AREA)
 
-static const gex_AM_Index_t H_S = 120, H_M = 121, H_L = 122, H_RS = 123, H_RM = 124, H_RL = 125;
+static const gex_AM_Index_t H_S = GEX_AM_INDEX_BASE + 56, H_M = H_S + 1, H_L = H_S + 2,
+                             H_RS = H_S + 3, H_RM = H_S + 4, H_RL = H_S + 5;
 static atomic_long n_req, n_rep;
 static size_t cur_len;
 

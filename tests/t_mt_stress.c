@@ -18,8 +18,8 @@
 #define LSLOT 2048
 #define LONG_AREA(n) ((size_t)(n) * NT * LSLOTS * LSLOT)
 
-static const gex_AM_Index_t H_SREQ = 110, H_SREP = 111, H_MREQ = 112, H_MREP = 113,
-                            H_LREQ = 114, H_LREP = 115;
+static const gex_AM_Index_t H_SREQ = GEX_AM_INDEX_BASE + 46, H_SREP = H_SREQ + 1, H_MREQ = H_SREQ + 2, H_MREP = H_SREQ + 3,
+                            H_LREQ = H_SREQ + 4, H_LREP = H_SREQ + 5;
 static gex_HSL_t lock = GEX_HSL_INITIALIZER;
 static long req_from[MAXR]; /* plain, under lock */
 static atomic_long rep_to_thread[NT];

@@ -127,16 +127,16 @@ int main(int argc, char **argv) {
   }
   M("get_leaf_lc") {
     gex_Memvec_t v = {rs, 8}, l = {buf, 8};
-    expect("%sgex_VIS_VectorGetNBI: invalid flags 0x80000000 \\(allowed: GEX_FLAG_IMMEDIATE\\)",
-           pre);
+    expect("%sgex_VIS_VectorGetNBI: invalid flags 0x%x \\(allowed: GEX_FLAG_IMMEDIATE\\)", pre,
+           (unsigned)GEX_FLAG_ENABLE_LEAF_LC);
     gex_VIS_VectorGetNBI(tm, 1, &l, p, 1, &v, GEX_FLAG_ENABLE_LEAF_LC);
   }
   M("bad_flags") {
     ptrdiff_t st[1] = {8};
     size_t cnt[1] = {2};
-    expect("%sgex_VIS_StridedPutNB: invalid flags 0x80000 \\(allowed: GEX_FLAG_IMMEDIATE, "
+    expect("%sgex_VIS_StridedPutNB: invalid flags 0x%x \\(allowed: GEX_FLAG_IMMEDIATE, "
            "GEX_FLAG_ENABLE_LEAF_LC\\)",
-           pre);
+           pre, (unsigned)GEX_FLAG_RANK_IS_JOBRANK);
     gex_VIS_StridedPutNB(tm, p, rs, st, buf, st, 8, cnt, 1, GEX_FLAG_RANK_IS_JOBRANK);
   }
   M("pc_too_big") {

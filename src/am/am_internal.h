@@ -1,6 +1,6 @@
 /* am/am_internal.h -- the AM handler indices the library keeps for itself.
  *
- * Indices 1 .. GEX_AM_INDEX_BASE-1 (63) are never handed to clients:
+ * Indices 1 .. GEX_AM_INDEX_BASE-1 (127) are never handed to clients:
  * gex_EP_RegisterHandlers refuses fixed indices below GEX_AM_INDEX_BASE and
  * gives index-0 entries only indices >= GEX_AM_INDEX_BASE (core/ep.c).
  * Every subsystem that sends internal AMs names its indices here, inside

@@ -20,18 +20,18 @@ _Static_assert(GEX_DT_I32 == 1u << 0 && GEX_DT_U32 == 1u << 1 && GEX_DT_I64 == 1
 
 /* Indexed by bit number; NULL: no opcode has that bit. */
 static const char *const op_names[32] = {
-    [0] = "GEX_OP_ADD",    [1] = "GEX_OP_MULT",     [2] = "GEX_OP_MIN",   [3] = "GEX_OP_MAX",
-    [4] = "GEX_OP_SUB",    [5] = "GEX_OP_INC",      [6] = "GEX_OP_DEC",   [7] = "GEX_OP_AND",
-    [8] = "GEX_OP_OR",     [9] = "GEX_OP_XOR",      [10] = "GEX_OP_SET",  [11] = "GEX_OP_CAS",
-    [12] = "GEX_OP_USER",  [13] = "GEX_OP_USER_NC", [14] = "GEX_OP_GET",  [16] = "GEX_OP_FADD",
-    [17] = "GEX_OP_FMULT", [18] = "GEX_OP_FMIN",    [19] = "GEX_OP_FMAX", [20] = "GEX_OP_FSUB",
-    [21] = "GEX_OP_FINC",  [22] = "GEX_OP_FDEC",    [23] = "GEX_OP_FAND", [24] = "GEX_OP_FOR",
-    [25] = "GEX_OP_FXOR",  [26] = "GEX_OP_SWAP",    [27] = "GEX_OP_FCAS"};
-_Static_assert(GEX_OP_ADD == 1u << 0 && GEX_OP_XOR == 1u << 9 && GEX_OP_SET == 1u << 10 &&
-                   GEX_OP_CAS == 1u << 11 && GEX_OP_USER == 1u << 12 &&
-                   GEX_OP_USER_NC == 1u << 13 && GEX_OP_GET == 1u << 14 &&
-                   GEX_OP_FADD == 1u << 16 && GEX_OP_FXOR == 1u << 25 && GEX_OP_SWAP == 1u << 26 &&
-                   GEX_OP_FCAS == 1u << 27,
+    [0] = "GEX_OP_AND",   [1] = "GEX_OP_OR",    [2] = "GEX_OP_XOR",   [3] = "GEX_OP_ADD",
+    [4] = "GEX_OP_SUB",   [5] = "GEX_OP_MULT",  [6] = "GEX_OP_MIN",   [7] = "GEX_OP_MAX",
+    [8] = "GEX_OP_INC",   [9] = "GEX_OP_DEC",   [10] = "GEX_OP_SET",  [11] = "GEX_OP_CAS",
+    [15] = "GEX_OP_FAND", [16] = "GEX_OP_FOR",  [17] = "GEX_OP_FXOR", [18] = "GEX_OP_FADD",
+    [19] = "GEX_OP_FSUB", [20] = "GEX_OP_FMULT", [21] = "GEX_OP_FMIN", [22] = "GEX_OP_FMAX",
+    [23] = "GEX_OP_FINC", [24] = "GEX_OP_FDEC", [25] = "GEX_OP_SWAP", [26] = "GEX_OP_FCAS",
+    [27] = "GEX_OP_GET",  [30] = "GEX_OP_USER", [31] = "GEX_OP_USER_NC"};
+_Static_assert(GEX_OP_AND == 1u << 0 && GEX_OP_ADD == 1u << 3 && GEX_OP_SET == 1u << 10 &&
+                   GEX_OP_CAS == 1u << 11 && GEX_OP_FAND == 1u << 15 &&
+                   GEX_OP_FADD == 1u << 18 && GEX_OP_SWAP == 1u << 25 &&
+                   GEX_OP_FCAS == 1u << 26 && GEX_OP_GET == 1u << 27 &&
+                   GEX_OP_USER == 1u << 30 && GEX_OP_USER_NC == 1u << 31,
                "op_names is indexed by bit number");
 
 static int single_bit(uint32_t v) { return v && !(v & (v - 1)); }

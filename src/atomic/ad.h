@@ -53,7 +53,9 @@ struct gexi_AD {
 };
 
 /* Opcodes that write *result_p. */
-#define GEXI_AD_FETCHING_OPS ((gex_OP_t)0xFFFF0000u | GEX_OP_GET)
+#define GEXI_AD_FETCHING_OPS (GEXI_OP_FETCHING_FORMS | GEX_OP_GET)
+/* The bits of the fetching forms of the non-fetching opcodes (bits 15..26). */
+#define GEXI_OP_FETCHING_FORMS ((gex_OP_t)0xFFFu << GEXI_OP_FETCH_SHIFT)
 /* Every opcode valid for remote atomics, and the bit-wise subset. */
 #define GEXI_AD_ALL_OPS                                                                        \
   (GEX_OP_ADD | GEX_OP_MULT | GEX_OP_MIN | GEX_OP_MAX | GEX_OP_SUB | GEX_OP_INC | GEX_OP_DEC | \

@@ -2,7 +2,7 @@
  * (atomic/ad_am.c) and VIS packing (vis/vis.c), and the completion machinery
  * they share (GEXI_EV_FLAG events, the per-thread NBI counters).
  *
- * Internal handler indices.  Client handlers live at GEX_AM_INDEX_BASE (64)
+ * Internal handler indices.  Client handlers live at GEX_AM_INDEX_BASE (128)
  * and above and are registered through gex_EP_RegisterHandlers, which
  * refuses anything lower; internal ones are written straight into the
  * endpoint's table by gexi_ad_am_init() at client init.

@@ -40,20 +40,20 @@
 
 /* Bit number of each opcode: the switch index (a dense jump table). */
 enum {
-  IX_ADD = 0,
-  IX_MULT = 1,
-  IX_MIN = 2,
-  IX_MAX = 3,
+  IX_AND = 0,
+  IX_OR = 1,
+  IX_XOR = 2,
+  IX_ADD = 3,
   IX_SUB = 4,
-  IX_INC = 5,
-  IX_DEC = 6,
-  IX_AND = 7,
-  IX_OR = 8,
-  IX_XOR = 9,
+  IX_MULT = 5,
+  IX_MIN = 6,
+  IX_MAX = 7,
+  IX_INC = 8,
+  IX_DEC = 9,
   IX_SET = 10,
   IX_CAS = 11,
-  IX_GET = 14,
-  IX_FETCH = 16 /* fetching op = non-fetching op's index + 16 */
+  IX_GET = 27,
+  IX_FETCH = GEXI_OP_FETCH_SHIFT /* fetching op = non-fetching op's index + 15 */
 };
 _Static_assert(GEX_OP_ADD == 1u << IX_ADD && GEX_OP_MULT == 1u << IX_MULT &&
                    GEX_OP_MIN == 1u << IX_MIN && GEX_OP_MAX == 1u << IX_MAX &&

@@ -61,7 +61,7 @@ static int nonfetch_ok(void) {
 /* The provider operation of one opcode (0 if the opcode has none). */
 static int map_op(gex_OP_t op, struct amap *m) {
   const int fetch = (op & GEXI_AD_FETCHING_OPS) != 0;
-  gex_OP_t base = (op & 0xFFFF0000u) ? op >> 16 : op;
+  gex_OP_t base = (op & GEXI_OP_FETCHING_FORMS) ? GEX_OP_TO_NONFETCHING(op) : op;
   if (op == GEX_OP_SWAP) base = GEX_OP_SET;
   m->kind = fetch ? K_FETCH : K_ATOMIC;
   m->opnd = OPND_AS_IS;
