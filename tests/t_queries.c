@@ -130,7 +130,7 @@ static void my_limits(gex_Rank_t other, uint64_t out[NLIM]) {
 int main(int argc, char **argv) {
   /* Each rank attaches a segment of a different size, to catch mix-ups. */
   test_seg_size_fn = seg_pages_of;
-  test_init_flags(&argc, &argv, "T_QUERIES", 0, handlers, 2, GEX_FLAG_USES_GASNET1);
+  test_init_flags(&argc, &argv, "realm-gex t_queries", 0, handlers, 2, GEX_FLAG_USES_GASNET1);
   const uintptr_t my_pages = 8 + T.rank % 8;
   CHECK(T.size <= MAXR);
   const gex_Rank_t me = T.rank, n = T.size;
@@ -140,7 +140,7 @@ int main(int argc, char **argv) {
   CHECK(handlers[1].gex_index == 254);
 
   /* ---- client ---- */
-  CHECK(strcmp(gex_Client_QueryName(T.client), "T_QUERIES") == 0);
+  CHECK(strcmp(gex_Client_QueryName(T.client), "realm-gex t_queries") == 0);
   CHECK(gex_Client_QueryFlags(T.client) & GEX_FLAG_USES_GASNET1);
 
   /* ---- endpoint ---- */

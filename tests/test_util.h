@@ -73,7 +73,7 @@ void test_log(const char *fmt, ...) TEST_PRINTF(1, 2);
 void test_log0(const char *fmt, ...) TEST_PRINTF(1, 2);
 
 /* ---- start and end -------------------------------------------------------- */
-/* gex_Client_Init (client name 'name', must match [A-Z][A-Z0-9_]+) with
+/* gex_Client_Init (client name 'name') with
  * 'init_flags', gex_Segment_Attach of seg_size bytes (rounded up to a page),
  * registration of 'handlers' (may be NULL), discovery of all peer segments,
  * and a barrier so that every rank's handlers are registered on return.

@@ -5,7 +5,6 @@
  * processes on this host, then barrier so that every mapping exists before
  * any process closes its descriptor.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,12 +125,6 @@ static void build_nbrhd(const struct gexi_proc_info *all, char *const *host_keys
   gexi_ctx.host_rank = host.rank;
 }
 
-static int valid_client_name(const char *s) {
-  if (!s || !isupper((unsigned char)s[0])) return 0;
-  for (const char *p = s + 1; *p; p++)
-    if (!isupper((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '_') return 0;
-  return s[1] != 0;
-}
 
 int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
                     const char *clientName, int *argc, char ***argv, gex_Flags_t flags) {
@@ -142,9 +135,10 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
     return GASNET_ERR_RESOURCE;
   }
   if (!client_p || !ep_p || !tm_p) return GASNET_ERR_BAD_ARG;
-  if (!valid_client_name(clientName)) {
-    fprintf(stderr, "libgex: gex_Client_Init: client name '%s' must match [A-Z][A-Z0-9_]+\n",
-            clientName ? clientName : "(null)");
+  /* Any non-empty name, as the reference accepts ("upcxx", "realm-gex"). */
+  if (!clientName || !clientName[0]) {
+    fprintf(stderr, "libgex: gex_Client_Init: the client name is %s\n",
+            clientName ? "empty" : "NULL");
     return GASNET_ERR_BAD_ARG;
   }
   gexi_ctx.verbose_errors = 1;
@@ -195,7 +189,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   free(all);
 
   struct gexi_Client *c = &gexi_ctx.client;
-  snprintf(c->name, sizeof c->name, "%s", clientName);
+  if (!(c->name = strdup(clientName))) gexi_fatal("out of memory");
   c->flags = flags;
   ep->client = c;
   pthread_mutex_init(&ep->reg_lock, NULL);

@@ -82,7 +82,7 @@ struct gexi_EP {
 };
 
 struct gexi_Client {
-  char name[64];
+  char *name; /* as given to gex_Client_Init (any non-empty string) */
   gex_Flags_t flags;
   void *cdata;
 };
