@@ -41,6 +41,12 @@ struct gexi_Token {
   const gex_AM_Entry_t *entry;
 };
 
+/* Send one AM (the header's fields and its payload) to 'jobrank'; see
+ * am_send.c.  Returns non-zero only for a GEX_FLAG_IMMEDIATE refusal. */
+int gexi_am_send(gex_Rank_t jobrank, int category, int is_req, gex_AM_Index_t handler,
+                 unsigned nargs, const gex_AM_Arg_t *args, const void *payload, size_t nbytes,
+                 void *dest, gex_Flags_t flags);
+
 /* Run the handler for one received message (called by transports). */
 void gexi_am_deliver(const struct gexi_am_hdr *h, void *payload);
 

@@ -70,7 +70,8 @@ static gex_AM_SrcDesc_t prepare(const char *fn, int kind, gex_Rank_t jobrank,
   gex_Rank_t li = gexi_ctx.local_index[jobrank];
   uint64_t pos = 0;
   struct gexi_amq_slot *slot = NULL;
-  if (li != GEX_RANK_INVALID) {
+  /* To this process: no queue slot; Commit sends (or runs) it from staging. */
+  if (li != GEX_RANK_INVALID && jobrank != gexi_ctx.rank) {
     slot = gexi_shm_am_reserve(li, is_req, flags, &pos);
     if (!slot) return GEX_AM_SRCDESC_NO_OP;
   }
@@ -176,6 +177,16 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
   }
 #endif
   struct gexi_amq_slot *s = sd->transport_slot;
+  if (sd->jobrank == gexi_ctx.rank) {
+    /* Loopback: runs a client handler now (am_send.c), else queues it. */
+    gex_Event_t *lc = sd->lc_opt;
+    gexi_tls.open_sd = NULL;
+    gexi_am_send(sd->jobrank, is_long ? GEXI_AM_LONG : GEXI_AM_MEDIUM,
+                 kind == GEXI_SD_REQ_MEDIUM || kind == GEXI_SD_REQ_LONG, handler, nargs, args,
+                 sd->addr, nbytes, dest, 0);
+    if (lc && lc != GEX_EVENT_NOW && lc != GEX_EVENT_GROUP) *lc = GEX_EVENT_INVALID;
+    return 0;
+  }
   struct gexi_am_hdr net_hdr;
   struct gexi_am_hdr *h = s ? &s->hdr : &net_hdr;
   h->category = is_long ? GEXI_AM_LONG : GEXI_AM_MEDIUM;

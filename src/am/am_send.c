@@ -23,12 +23,48 @@ static inline void set_hdr(struct gexi_am_hdr *h, int category, int is_req,
   for (unsigned i = 0; i < nargs; i++) h->args[i] = args[i];
 }
 
+/* A Medium to this process: the handler gets a copy of the payload (it may
+ * write to its buffer, and the source is the client's const memory). */
+__attribute__((noinline)) static void am_loopback_medium(struct gexi_am_hdr *h,
+                                                         const void *payload, size_t nbytes) {
+  _Alignas(16) unsigned char buf[GEXI_AM_MAX_MEDIUM];
+  if (nbytes) memcpy(buf, payload, nbytes);
+  gexi_am_deliver(h, buf);
+}
+
+/* An AM from this process to itself for a client handler runs its handler
+ * now, inside the sending call, as the reference implementation does
+ * (a client loop that sends to itself and never polls still progresses).
+ * A Reply sent by that handler to this process runs nested inside it.
+ * Library-internal handlers (indices below GEX_AM_INDEX_BASE) keep going
+ * through the queue: their senders may hold locks the handlers take. */
+static inline int am_is_loopback(gex_Rank_t jobrank, gex_AM_Index_t handler) {
+  return jobrank == gexi_ctx.rank && handler >= GEX_AM_INDEX_BASE;
+}
+__attribute__((noinline)) static void am_loopback(int category, int is_req,
+                                                  gex_AM_Index_t handler, unsigned nargs,
+                                                  const gex_AM_Arg_t *args, const void *payload,
+                                                  size_t nbytes, void *dest) {
+  struct gexi_am_hdr h;
+  set_hdr(&h, category, is_req, handler, nargs, args, nbytes, dest);
+  if (category == GEXI_AM_MEDIUM) {
+    am_loopback_medium(&h, payload, nbytes);
+    return;
+  }
+  if (category == GEXI_AM_LONG && nbytes && dest != payload) memmove(dest, payload, nbytes);
+  gexi_am_deliver(&h, NULL);
+}
+
 /* Send one AM to 'jobrank' through the transport that reaches it.  On the
  * node the header is built in the queue slot itself.  Returns non-zero only
  * for an IMMEDIATE refusal; the payload is reusable on return. */
 static inline int am_inject(gex_Rank_t jobrank, int category, int is_req,
                             gex_AM_Index_t handler, unsigned nargs, const gex_AM_Arg_t *args,
                             const void *payload, size_t nbytes, void *dest, gex_Flags_t flags) {
+  if (GEXI_UNLIKELY(am_is_loopback(jobrank, handler))) {
+    am_loopback(category, is_req, handler, nargs, args, payload, nbytes, dest);
+    return 0;
+  }
   gex_Rank_t li = gexi_ctx.local_index[jobrank];
   if (GEXI_LIKELY(li != GEX_RANK_INVALID)) {
     uint64_t pos;
@@ -41,6 +77,12 @@ static inline int am_inject(gex_Rank_t jobrank, int category, int is_req,
   struct gexi_am_hdr h;
   set_hdr(&h, category, is_req, handler, nargs, args, nbytes, dest);
   return gexi_ctx.net->am_send(jobrank, &h, payload, flags);
+}
+
+int gexi_am_send(gex_Rank_t jobrank, int category, int is_req, gex_AM_Index_t handler,
+                 unsigned nargs, const gex_AM_Arg_t *args, const void *payload, size_t nbytes,
+                 void *dest, gex_Flags_t flags) {
+  return am_inject(jobrank, category, is_req, handler, nargs, args, payload, nbytes, dest, flags);
 }
 
 /* Resolve (tm, rank) of a Request to a jobrank, checking the rank. */
