@@ -24,6 +24,9 @@ fail=0
 problem() { echo "fault.sh: FAILED: $*"; fail=1; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
+# exit() without gasnet_exit ends the job like gasnet_exit unless
+# GASNET_CATCH_EXIT=0; with it, exit(3) is a failure of the rank.
+[ "$mode" = exit_noexit ] && export GASNET_CATCH_EXIT=0
 shm_before=$(ls -A /dev/shm 2>/dev/null | sort)
 t_start=$(now_ms)
 "$gexrun" -n "$n" "$prog" "$mode" "$token" >"$out" 2>&1 &

@@ -5,7 +5,8 @@
  *   sigkill_self        the last rank raise(SIGKILL)s; the others wait in a barrier
  *   sigkill_in_handler  rank 0 sends an AM to the last rank whose handler
  *                       raise(SIGKILL)s; the others wait in a barrier
- *   exit_noexit         the last rank calls exit(3) without gasnet_exit
+ *   exit_noexit         the last rank calls exit(3) without gasnet_exit (run
+ *                       with GASNET_CATCH_EXIT=0: a failure, not a job exit)
  *   kill_rank           every rank waits (rank 1 in GASNET_BLOCKUNTIL, the
  *                       others in a barrier) for fault.sh to kill -9 rank 1
  *   kill_flooded        rank 1 never polls; the others flood it with Requests

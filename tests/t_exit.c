@@ -10,10 +10,27 @@
  *   t_exit all          every rank calls gasnet_exit(9) at once        -> 9
  *   t_exit thread       a second thread of the last rank calls
  *                       gasnet_exit(6) while every main thread waits   -> 6
+ *
+ * Leaving without gasnet_exit ends the job like gasnet_exit, as in the
+ * reference implementation (GASNET_CATCH_EXIT, on by default):
+ *   t_exit return       the last rank returns 8 from main while the
+ *                       others spin                                   -> 8
+ *   t_exit exit_all     every rank calls exit(2) at once               -> 2
+ *   t_exit sigint       every rank has a SIGQUIT handler that calls
+ *                       gasnet_exit(4); the last rank gets SIGINT while
+ *                       the others spin                              -> 4
+ *   t_exit sigint_dfl   no SIGQUIT handler: SIGINT kills the last rank,
+ *                       a failure                                     -> 1
+ *   t_exit leave        (run with GASNET_CATCH_EXIT=0) after a barrier
+ *                       every rank calls exit(0); its atexit handler
+ *                       runs and prints "ATEXIT rank R"                -> 0
  */
 #include "test_util.h"
 
 #include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static const gex_AM_Index_t H_EXIT = GEX_AM_INDEX_BASE + 35;
 
@@ -22,6 +39,19 @@ static void h_exit(gex_Token_t t, gex_AM_Arg_t code) {
   printf("EXITING rank %u code %d (from an AM handler)\n", T.rank, code);
   fflush(stdout);
   gasnet_exit(code);
+}
+
+static void on_sigquit(int sig) {
+  (void)sig;
+  static const char msg[] = "EXITING from the SIGQUIT handler with code 4\n";
+  ssize_t w = write(STDOUT_FILENO, msg, sizeof msg - 1);
+  (void)w;
+  gasnet_exit(4);
+}
+
+static void at_exit_print(void) {
+  printf("ATEXIT rank %u\n", T.rank);
+  fflush(stdout);
 }
 
 static void *exiter(void *arg) {
@@ -33,12 +63,16 @@ static void *exiter(void *arg) {
 
 int main(int argc, char **argv) {
   const char *mode = NULL;
-  static const char *modes[] = {"blockuntil", "handler", "zero", "all", "thread"};
+  static const char *modes[] = {"blockuntil", "handler", "zero",      "all",
+                                "thread",     "return",  "exit_all", "sigint",
+                                "sigint_dfl", "leave"};
+  const int nmodes = (int)(sizeof modes / sizeof modes[0]);
   for (int i = 1; i < argc; i++)
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < nmodes; k++)
       if (!strcmp(argv[i], modes[k])) mode = modes[k];
   if (!mode) {
-    fprintf(stderr, "usage: t_exit blockuntil|handler|zero|all|thread\n");
+    fprintf(stderr, "usage: t_exit blockuntil|handler|zero|all|thread|return|exit_all|sigint|"
+                    "sigint_dfl|leave\n");
     return 2;
   }
   gex_AM_Entry_t tab[] = {
@@ -60,6 +94,19 @@ int main(int argc, char **argv) {
     fflush(stdout);
     gasnet_exit(9);
   }
+  if (!strcmp(mode, "exit_all")) {
+    printf("EXITING rank %u by exit(2)\n", me);
+    fflush(stdout);
+    exit(2);
+  }
+  if (!strcmp(mode, "leave")) {
+    atexit(at_exit_print);
+    test_barrier();
+    printf("EXITING rank %u by exit(0)\n", me);
+    fflush(stdout);
+    exit(0);
+  }
+  if (!strcmp(mode, "sigint")) signal(SIGQUIT, on_sigquit);
   if (!strcmp(mode, "thread")) {
     if (me == x) {
       pthread_t th;
@@ -76,6 +123,17 @@ int main(int argc, char **argv) {
     CHECK(0 && "the job should have ended by gasnet_exit of the last rank");
   }
   for (gex_Rank_t r = 0; r < x; r++) GASNET_BLOCKUNTIL(__atomic_load_n(&spinning[r], __ATOMIC_ACQUIRE) == 1);
+  if (!strcmp(mode, "return")) {
+    printf("EXITING rank %u by returning 8 from main\n", me);
+    fflush(stdout);
+    return 8;
+  }
+  if (!strcmp(mode, "sigint") || !strcmp(mode, "sigint_dfl")) {
+    printf("EXITING rank %u by SIGINT\n", me);
+    fflush(stdout);
+    kill(getpid(), SIGINT);
+    for (;;) pause(); /* the signal ends this process */
+  }
   printf("EXITING rank %u code %d\n", me, code);
   fflush(stdout);
   gasnet_exit(code);

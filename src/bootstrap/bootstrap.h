@@ -23,6 +23,9 @@ struct gexi_bootstrap {
   void (*notify_exit)(gexi_bootstrap_t *b, int code);
   /* Tell the launcher this rank hit a fatal error and ends the job. */
   void (*notify_abort)(gexi_bootstrap_t *b, int code);
+  /* Tell the launcher this rank is leaving by exit(code) without ending the
+   * job (GASNET_CATCH_EXIT=0): its end is not a death. */
+  void (*notify_leave)(gexi_bootstrap_t *b, int code);
   void *impl;
 };
 

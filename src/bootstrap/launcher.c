@@ -162,6 +162,9 @@ static void launcher_notify_exit(gexi_bootstrap_t *b, int code) {
 static void launcher_notify_abort(gexi_bootstrap_t *b, int code) {
   write_frame((struct launcher *)b, GEXI_WIRE_ABORT, code, NULL, 0);
 }
+static void launcher_notify_leave(gexi_bootstrap_t *b, int code) {
+  write_frame((struct launcher *)b, GEXI_WIRE_LEAVE, code, NULL, 0);
+}
 
 gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd) {
   const char *r = getenv("GEX_RANK"), *s = getenv("GEX_SIZE");
@@ -177,6 +180,7 @@ gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd) {
   l->pub.allgather = launcher_allgather;
   l->pub.notify_exit = launcher_notify_exit;
   l->pub.notify_abort = launcher_notify_abort;
+  l->pub.notify_leave = launcher_notify_leave;
   l->fd = fd;
   fcntl(fd, F_SETFD, FD_CLOEXEC); /* not inherited by programs the rank starts */
   pthread_mutex_init(&l->write_lock, NULL);

@@ -162,6 +162,16 @@ static void pmix_notify_exit(gexi_bootstrap_t *b, int code) {
   PMIx_Abort(code, "gasnet_exit", NULL, 0);
 }
 
+/* exit() with GASNET_CATCH_EXIT=0: finalize, so that the launcher counts a
+ * collective exit() as a clean end (a lone one still ends the job). */
+static void pmix_notify_leave(gexi_bootstrap_t *b, int code) {
+  (void)b;
+  (void)code;
+  fflush(stdout);
+  fflush(stderr);
+  PMIx_Finalize(NULL, 0);
+}
+
 static int bootstrap_timeout(void) {
   const char *s = getenv("GEX_BOOTSTRAP_TIMEOUT");
   if (!s || !*s) return GEXI_PMIX_DEFAULT_TIMEOUT;
@@ -190,6 +200,7 @@ gexi_bootstrap_t *gexi_bootstrap_pmix_start(void) {
   p->pub.allgather = pmix_allgather;
   p->pub.notify_exit = pmix_notify_exit;
   p->pub.notify_abort = pmix_notify_abort;
+  p->pub.notify_leave = pmix_notify_leave;
   p->pub.impl = p;
   p->timeout = bootstrap_timeout();
   PMIX_LOAD_PROCID(&p->all, p->me.nspace, PMIX_RANK_WILDCARD);

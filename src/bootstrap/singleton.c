@@ -20,6 +20,7 @@ static gexi_bootstrap_t singleton = {
     .allgather = single_allgather,
     .notify_exit = single_notify,
     .notify_abort = single_notify,
+    .notify_leave = single_notify,
 };
 
 gexi_bootstrap_t *gexi_bootstrap_singleton_start(void) { return &singleton; }

@@ -15,6 +15,9 @@
  *   EXIT       arg0 = exit code: the rank called gasnet_exit(code).
  *   ABORT      arg0 = exit code: the rank hit a fatal error (it has already
  *              printed the reason) and is ending the job.
+ *   LEAVE      arg0 = exit code: the rank is ending by exit(code) with
+ *              GASNET_CATCH_EXIT=0; its end is not a death and does not end
+ *              the job.
  * gexrun -> rank:
  *   ALLGATHER  payload = all contributions of the round, in rank order.
  *   EXIT       arg0 = exit code, arg1 = rank that called gasnet_exit.
@@ -68,6 +71,7 @@ enum gexi_wire_type {
   GEXI_WIRE_EXIT = 3,
   GEXI_WIRE_ABORT = 4,
   GEXI_WIRE_DIED = 5,
+  GEXI_WIRE_LEAVE = 6,
   /* gexrun <-> proxy link */
   GEXI_PX_HELLO = 16,
   GEXI_PX_STARTED = 17,

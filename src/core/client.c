@@ -198,6 +198,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   gexi_coll_am_init();
   gexi_ad_am_init(); /* internal AM handlers of atomics and VIS (atomic/ad_am.c) */
   atomic_store_explicit(&gexi_ctx.initialized, 1, memory_order_release);
+  gexi_exit_hooks_install();
 
   *client_p = c;
   *ep_p = ep;

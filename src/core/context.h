@@ -118,6 +118,9 @@ struct gexi_context {
    * the next poll in this process exits with exit_code. */
   _Atomic int exit_requested;
   int exit_code;
+  /* GASNET_CATCH_EXIT (core/exit_hooks.c): exit() after init ends the job
+   * like gasnet_exit. */
+  int catch_exit;
 
   struct gexi_shm_node *shm;
   const struct gexi_net_ops *net; /* NULL: every rank is on this node */
@@ -185,6 +188,12 @@ void gexi_check_init(const char *fn);
 #define gexi_check_can_communicate(fn) ((void)0)
 #define gexi_check_init(fn) ((void)0)
 #endif
+
+/* ---- exit hooks (core/exit_hooks.c) and environment (core/env.c) ---- */
+/* Register the exit() hook and the SIGINT policy; called by gex_Client_Init. */
+void gexi_exit_hooks_install(void);
+/* A yes/no environment switch; see core/env.c. */
+int gexi_env_switch(const char *name, int dflt);
 
 /* ---- progress (core/progress.c) ---- */
 #define GEXI_POLL_ALL 0

@@ -13,13 +13,18 @@ if(GEX_HAVE_PMIX)
   gex_add_driver_test(pmix_t_rma_n7 LABELS "pmix;n7" TIMEOUT 90
     COMMAND ${_gex_mpirun} pass 7 $<TARGET_FILE:t_rma>)
   # gasnet_exit(code) by one rank (or all) ends the job; mpirun exits with code.
-  foreach(c "blockuntil|7" "handler|5" "zero|0" "all|9" "thread|6")
+  # Leaving by exit()/return from main ends the job the same way.
+  foreach(c "blockuntil|7" "handler|5" "zero|0" "all|9" "thread|6" "return|8" "exit_all|2"
+            "sigint|4")
     string(REPLACE "|" ";" f "${c}")
     list(GET f 0 cmode)
     list(GET f 1 ccode)
     gex_add_driver_test(pmix_t_exit_${cmode}_n4 LABELS "pmix;exit;n4" TIMEOUT 90
       COMMAND ${_gex_mpirun} status ${ccode} 4 $<TARGET_FILE:t_exit> ${cmode})
   endforeach()
+  # GASNET_CATCH_EXIT=0: a collective exit(0) is a clean end of the job.
+  gex_add_driver_test(pmix_t_exit_leave_n4 LABELS "pmix;exit;n4" TIMEOUT 90
+    COMMAND env GASNET_CATCH_EXIT=0 ${_gex_mpirun} status 0 4 $<TARGET_FILE:t_exit> leave)
   # A process of the job never joins the bootstrap: the fence times out.
   gex_add_driver_test(pmix_bootstrap_timeout_n2 LABELS "pmix;fault;n2" TIMEOUT 60
     COMMAND ${_gex_mpirun} timeout 2 $<TARGET_FILE:t_queries>)

@@ -92,6 +92,8 @@ gex_add_netns_test(mh_exit_blockuntil t_exit RANKS_PER_HOST 2 LABELS exit ARGS b
   EXPECT --status 7 --grep "^EXITING rank 3")
 gex_add_netns_test(mh_exit_handler t_exit RANKS_PER_HOST 2 LABELS exit ARGS handler
   EXPECT --status 5 --grep "^EXITING rank 3")
+gex_add_netns_test(mh_exit_return t_exit RANKS_PER_HOST 2 LABELS exit ARGS return
+  EXPECT --status 8 --grep "^EXITING rank 3")
 
 # ---- faults: a remote rank dies, the proxy dies, SIGTERM to gexrun, gexrun dies --
 foreach(m kill_rank kill_proxy sigterm kill_gexrun)

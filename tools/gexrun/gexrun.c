@@ -66,6 +66,7 @@ struct rank {
   int broken;     /* its frame stream is out of step: ignore it */
   int hello;      /* sent HELLO: a libgex process */
   int said_exit;  /* sent EXIT or ABORT */
+  int left;       /* sent LEAVE: its end is not a death */
   int quiet_exit; /* exited 0 without HELLO while no rank had sent HELLO */
   int status;     /* wait status, once it ended */
   struct gexi_wire_hdr hdr; /* frame being parsed */
@@ -399,6 +400,9 @@ static void dispatch(int r) {
       k->ag_tail = c;
       ag_progress();
       return;
+    case GEXI_WIRE_LEAVE: /* exit(code) with GASNET_CATCH_EXIT=0 */
+      k->left = 1;
+      return;
     default: /* EXIT, ABORT (check_header let nothing else through) */
       job_exit(r, h.type, h.arg0);
       return;
@@ -408,7 +412,7 @@ static void dispatch(int r) {
 static int check_header(int r) {
   const struct gexi_wire_hdr *h = &job.ranks[r].hdr;
   char what[96];
-  if (h->type < GEXI_WIRE_HELLO || h->type > GEXI_WIRE_ABORT)
+  if ((h->type < GEXI_WIRE_HELLO || h->type > GEXI_WIRE_ABORT) && h->type != GEXI_WIRE_LEAVE)
     snprintf(what, sizeof what, "unknown frame type %u", h->type);
   else if (h->len > GEXI_WIRE_MAX_PAYLOAD)
     snprintf(what, sizeof what, "frame length %u exceeds the limit", h->len);
@@ -480,7 +484,7 @@ static void rank_ended(int r, int st) {
     fprintf(stderr, "gexrun: rank %d %s %s\n", r, at, how);
   }
   if (WIFEXITED(st) && WEXITSTATUS(st) > job.max_status) job.max_status = WEXITSTATUS(st);
-  if (k->said_exit || job.ending) return;
+  if (k->said_exit || k->left || job.ending) return;
   if (!k->hello && !job.any_hello && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
     k->quiet_exit = 1; /* a plain program, so far */
     return;

@@ -1,0 +1,101 @@
+/* core/exit_hooks.c -- how a job ends when a rank leaves without calling
+ * gasnet_exit, as in the reference implementation.
+ *
+ * exit(code) or a return from main after gex_Client_Init ends the whole job
+ * like gasnet_exit(code) (GASNET_CATCH_EXIT, default on).  With
+ * GASNET_CATCH_EXIT=0 an exit(0) tells the launcher the rank leaves and the
+ * process ends normally (atexit handlers run); the job goes on, and a
+ * collective exit(0) ends it with status 0.  exit(code != 0) without
+ * gasnet_exit remains a failure of the rank.
+ *
+ * SIGINT: unless GASNET_NO_CATCH_SIGNAL names it, libgex handles SIGINT (as
+ * the reference does): it is passed on as SIGQUIT when the client has a
+ * SIGQUIT handler -- the signal GASNet leaves to clients to clean up and call
+ * gasnet_exit -- and otherwise kills the rank as it would have.  A client
+ * that wants SIGINT installs its handler after gex_Client_Init.
+ *
+ * libinfinipath (loaded with libfabric for its psm provider) installs, when
+ * it is loaded, handlers that turn SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+ * SIGINT and SIGTERM into exit(1); with the exit hook that would make a crash
+ * look like gasnet_exit(1).  Its handlers are put back to the default, so a
+ * crashed rank dies by its signal and is reported as such.
+ */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/context.h"
+
+/* on_exit handler, registered once by gex_Client_Init. */
+static void exit_hook(int status, void *arg) {
+  (void)arg;
+  if (!atomic_load_explicit(&gexi_ctx.initialized, memory_order_acquire)) return;
+  if (gexi_ctx.catch_exit) gasnet_exit(status); /* does not return */
+  /* exit(0): leaving, not dying.  Any other code stays a failure of the
+   * rank, which ends the job (the others could wait for it forever). */
+  if (status == 0 && gexi_ctx.boot && gexi_ctx.boot->notify_leave)
+    gexi_ctx.boot->notify_leave(gexi_ctx.boot, status);
+}
+
+static int is_handled(const struct sigaction *q) {
+  if (q->sa_flags & SA_SIGINFO) return q->sa_sigaction != NULL;
+  return q->sa_handler != SIG_DFL && q->sa_handler != SIG_IGN;
+}
+
+static void sigint_handler(int sig) {
+  (void)sig;
+  struct sigaction q;
+  if (sigaction(SIGQUIT, NULL, &q) == 0 && is_handled(&q)) {
+    raise(SIGQUIT);
+    return;
+  }
+  signal(SIGINT, SIG_DFL);
+  raise(SIGINT);
+}
+
+/* GASNET_NO_CATCH_SIGNAL: "*" or a comma-separated list of signal names
+ * ("SIGINT", "INT", "sigint") or numbers.  Only SIGINT is caught here. */
+static int sigint_excluded(void) {
+  const char *s = getenv("GASNET_NO_CATCH_SIGNAL");
+  if (!s || !*s) return 0;
+  if (strcmp(s, "*") == 0) return 1;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", s);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    while (isspace((unsigned char)*tok)) tok++;
+    size_t n = strlen(tok);
+    while (n && isspace((unsigned char)tok[n - 1])) tok[--n] = 0;
+    if (strncasecmp(tok, "SIG", 3) == 0) tok += 3;
+    if (strcasecmp(tok, "INT") == 0 || strcmp(tok, "2") == 0) return 1;
+  }
+  return 0;
+}
+
+/* Whether the handler of 'sig' belongs to libinfinipath. */
+static int foreign_exit_handler(int sig) {
+  struct sigaction q;
+  if (sigaction(sig, NULL, &q) != 0) return 0;
+  void *fn = (q.sa_flags & SA_SIGINFO) ? (void *)q.sa_sigaction : (void *)q.sa_handler;
+  if (fn == (void *)SIG_DFL || fn == (void *)SIG_IGN) return 0;
+  Dl_info info;
+  return dladdr(fn, &info) && info.dli_fname && strstr(info.dli_fname, "libinfinipath");
+}
+
+void gexi_exit_hooks_install(void) {
+  gexi_ctx.catch_exit = gexi_env_switch("GASNET_CATCH_EXIT", 1);
+  on_exit(exit_hook, NULL);
+  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM};
+  for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+    if (foreign_exit_handler(fatal[i])) signal(fatal[i], SIG_DFL);
+  if (!sigint_excluded()) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = sigint_handler;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+  }
+}
