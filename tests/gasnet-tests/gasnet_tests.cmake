@@ -23,7 +23,9 @@ set(GEX_REF_TIMELIMIT_MAX 240 CACHE STRING "Upper bound of any gasnet-tests run'
 
 set(_ref_dir ${CMAKE_CURRENT_LIST_DIR})
 set(_ref_work ${CMAKE_BINARY_DIR}/gasnet-tests)
-find_program(GEX_PYTHON3 NAMES python3)
+# The system interpreter first: every test starts one, and version managers'
+# shims (pyenv) triple its start-up time.
+find_program(GEX_PYTHON3 NAMES python3 HINTS /usr/bin)
 get_filename_component(_ref_suite "${GEX_REFERENCE_TESTS_DIR}" ABSOLUTE)
 
 if(NOT EXISTS "${_ref_suite}/Makefile.in" OR NOT EXISTS "${_ref_suite}/harness/gasnet-tests/harness.conf"
