@@ -9,14 +9,17 @@ run tests (host, net, exit): fail at once, naming the log, when the program
   did not compile; otherwise run it from a directory of its own,
   <workdir>/<mode>/run/<token>/, through the installed gasnetrun_ofi (or
   mpirun, or directly for the tools-only programs), with the environment and
-  arguments of the plan, and exit with the job's status.  tests/expect.sh,
-  which runs this script, judges the status and the output; the token in the
-  program's path lets it find every process of the job afterwards.
+  arguments of the plan, and exit with the job's status, or 1 when a job
+  that ended with 0 printed an error line (see FAILURE).  tests/expect.sh,
+  which runs this script, judges the status, the time and what the job
+  leaves behind; the token in the program's path lets it find every process
+  of the job afterwards.
 """
 
 import argparse
 import json
 import os
+import re
 import shutil
 import shlex
 import signal
@@ -24,6 +27,12 @@ import subprocess
 import sys
 import tempfile
 
+
+# A run fails when a line of its output matches FAILURE and not NOT_FAILURE,
+# as the reference's run-tests target judges (the exceptions are lines that
+# name GASNET_FREEZE_ON_ERROR, e.g. in a GASNET_VERBOSEENV listing).
+FAILURE = re.compile(r"ERROR|fatal signal")
+NOT_FAILURE = re.compile(r"Retrying allocation|GASNET_FREEZE_ON_ERROR")
 
 # The status of a run that could not start: "cannot execute" to expect.sh,
 # and never a status a test expects (testexit's cases expect 1..15, 51..55).
@@ -125,8 +134,15 @@ def run_test(plan, t, token):
 
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)
+    error_lines = []
     try:
-        child = subprocess.Popen(cmd, cwd=rundir, env=env)
+        child = subprocess.Popen(cmd, cwd=rundir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        for raw in child.stdout:
+            sys.stdout.buffer.write(raw)
+            sys.stdout.flush()
+            line = raw.decode("utf-8", "replace")
+            if FAILURE.search(line) and not NOT_FAILURE.search(line):
+                error_lines.append(line.rstrip("\n"))
         rc = child.wait()
     finally:
         shutil.rmtree(rundir, ignore_errors=True)
@@ -135,6 +151,10 @@ def run_test(plan, t, token):
     if rc < 0:
         print("gasnet-tests: the job was killed by signal %d" % -rc)
         return 128 - rc
+    if t["kind"] != "exit" and rc == 0 and error_lines:
+        print("FAIL: status 0, but %d output line(s) report an error (as the reference's run-tests "
+              "judges): %s" % (len(error_lines), error_lines[0]))
+        return 1
     return rc
 
 
