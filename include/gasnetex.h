@@ -46,6 +46,18 @@ extern "C" {
 #define GASNET_NDEBUG 1
 #define GASNET_NULL_ARGV_OK 1
 
+/* ---- conduit identity (GASNET_CONDUIT_*, GASNET_CONFIG_STRING, ident
+ * strings): the <gex_conduit.h> of <prefix>/include/<conduit>-conduit when
+ * the client has one on its include path, else the ofi identity. */
+#if defined(__has_include)
+#if __has_include(<gex_conduit.h>)
+#include <gex_conduit.h>
+#endif
+#endif
+#ifndef GEX_CONDUIT_H
+#include <ofi-conduit/gex_conduit.h>
+#endif
+
 /* ---- implementation limits --------------------------------------------- */
 #define GASNET_PAGESIZE 4096
 #define GASNET_MAXNODES ((gex_Rank_t)0x7FFFFFFF)

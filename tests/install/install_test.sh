@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# tests/install/install_test.sh -- the installed layout, used as the reference
+# implementation's users use it (label install).
+#
+# usage: install_test.sh <cmake> <build dir> <token>
+#
+# Installs the build into a fresh temporary prefix, checks the files of the
+# reference's layout, builds tests/install/client.c (C, and as C++) with a
+# Makefile that includes <prefix>/include/<conduit>-conduit/<conduit>-<mode>.mak
+# (ofi-par, smp-seq) and with pkg-config gasnet-ofi-par, runs the clients under
+# gasnetrun_ofi / gasnetrun_smp (2 ranks; 4 ranks with every peer over
+# tcp;ofi_rxm), checks the bytes they moved (each rank checks and reports) and
+# the ident strings embedded in the executables.  <token> is passed to the
+# clients (which ignore it) so that tests/expect.sh can find their processes.
+set -u
+cmake=$1 build=$2 token=$3
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+work=$(mktemp -d "$build/install-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+fail() { echo "install_test: FAIL: $*"; exit 1; }
+step() { echo "install_test: $*"; }
+
+step "cmake --install $build --prefix $prefix"
+"$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || {
+  cat "$work/install.log"; fail "cmake --install"; }
+
+# ---- the files of the layout ----
+lib=$(sed -n 's/^libdir=//p' "$(find "$prefix" -name gasnet-ofi-par.pc -print -quit)")
+[ -n "$lib" ] || fail "no lib/pkgconfig/gasnet-ofi-par.pc"
+for c in ofi smp; do
+  for m in seq par; do
+    for f in "$lib/libgasnet-$c-$m.a" "$lib/libgasnet-$c-$m.so" "$lib/pkgconfig/gasnet-$c-$m.pc" \
+             "$prefix/include/$c-conduit/$c-$m.mak"; do
+      [ -f "$f" ] || fail "missing $f"
+    done
+    grep -q "^GASNET_DEFINES = .*-DGASNET_${m^^}\b" "$prefix/include/$c-conduit/$c-$m.mak" ||
+      fail "$c-$m.mak: GASNET_DEFINES lacks -DGASNET_${m^^}"
+    grep -q "^GASNET_INCLUDES = -I$prefix/include -I$prefix/include/$c-conduit\$" \
+      "$prefix/include/$c-conduit/$c-$m.mak" || fail "$c-$m.mak: GASNET_INCLUDES is not for $prefix"
+  done
+  grep -qx 'GASNET_LD_REQUIRES_MPI = 0' "$prefix/include/$c-conduit/conduit.mak" ||
+    fail "$c-conduit/conduit.mak: no GASNET_LD_REQUIRES_MPI = 0"
+  [ -f "$prefix/include/$c-conduit/gex_conduit.h" ] || fail "missing $c-conduit/gex_conduit.h"
+  [ -x "$prefix/bin/gasnetrun_$c" ] || fail "missing bin/gasnetrun_$c"
+done
+for m in seq par; do # the tools fragments come with the tools libraries
+  if [ -f "$lib/libgasnet_tools-$m.a" ]; then
+    [ -f "$prefix/include/gasnet_tools-$m.mak" ] && [ -f "$lib/pkgconfig/gasnet_tools-$m.pc" ] ||
+      fail "libgasnet_tools-$m.a is installed without gasnet_tools-$m.mak / .pc"
+  else
+    step "no libgasnet_tools-$m.a in this build: its fragments are not installed"
+  fi
+done
+grep -q "Installing: $lib/pkgconfig/gasnet-ofi-par.pc" "$work/install.log" ||
+  fail "cmake --install does not report the .pc files"
+
+# ---- clients built from the makefile fragments ----
+cp "$here/client.c" "$work/client.c"
+cp "$here/client.c" "$work/client.cc"
+for cm in ofi:par smp:seq; do
+  c=${cm%:*} m=${cm#*:}
+  step "make -f Makefile.client CONDUIT=$c MODE=$m (includes $c-$m.mak)"
+  make -s -C "$work" -f "$here/Makefile.client" prefix="$prefix" CONDUIT=$c MODE=$m checkvars all \
+    MANUAL_CFLAGS="-Wall -Wextra -Werror" MANUAL_CXXFLAGS="-Wall -Wextra -Werror" ||
+    fail "building the client with $c-$m.mak"
+done
+
+# ---- a client built with pkg-config ----
+export PKG_CONFIG_PATH=$lib/pkgconfig
+pcc=$(pkg-config --variable=GASNET_CC gasnet-ofi-par) || fail "pkg-config gasnet-ofi-par"
+step "pkg-config gasnet-ofi-par: $pcc $(pkg-config --cflags gasnet-ofi-par) ... $(pkg-config --libs gasnet-ofi-par)"
+# shellcheck disable=SC2046
+$pcc $(pkg-config --cflags gasnet-ofi-par) -Wall -Wextra -Werror -o "$work/client-pc" "$work/client.c" \
+  $(pkg-config --libs gasnet-ofi-par) || fail "building the client with pkg-config gasnet-ofi-par"
+
+# ---- ident strings ----
+ident() { # <exe> <conduit> <model>
+  strings "$1" | grep -qxF "\$GASNetConduitName: $2 \$" || fail "$1 lacks \$GASNetConduitName: $2 \$"
+  strings "$1" | grep -qxF "\$GASNetThreadModel: GASNET_$3 \$" || fail "$1 lacks \$GASNetThreadModel: GASNET_$3 \$"
+  [ "$(strings "$1" | grep -c 'GASNetConduitName')" = 1 ] || fail "$1 carries more than one conduit name"
+}
+ident "$work/client-ofi-par" OFI PAR
+ident "$work/clientxx-ofi-par" OFI PAR
+ident "$work/client-smp-seq" SMP SEQ
+ident "$work/client-pc" OFI PAR
+step "ident strings: OFI/PAR, SMP/SEQ as built"
+
+# ---- runs: every rank must report its bytes correct ----
+run() { # <ranks> <command...>
+  local n=$1; shift
+  step "run: $*"
+  "$@" >"$work/run.out" 2>&1
+  local rc=$?
+  cat "$work/run.out"
+  [ "$rc" = 0 ] || fail "status $rc: $*"
+  [ "$(grep -c 'moved .* bytes, all correct' "$work/run.out")" = "$n" ] ||
+    fail "not every one of the $n ranks reported its bytes correct"
+}
+run 2 "$prefix/bin/gasnetrun_ofi" -n 2 "$work/client-ofi-par" "$token"
+run 2 "$prefix/bin/gasnetrun_ofi" -n 2 "$work/clientxx-ofi-par" "$token"
+run 2 "$prefix/bin/gasnetrun_ofi" -n 2 "$work/client-pc" "$token"
+run 2 "$prefix/bin/gasnetrun_smp" -n 2 "$work/client-smp-seq" "$token"
+if [ -n "$(find "$prefix" -path '*/lib*/libgex*' -name '*fabric*' 2>/dev/null)" ] || ldd "$lib/libgasnet-ofi-par.so" | grep -q libfabric; then
+  run 4 env GEX_SUPERNODE_MAXSIZE=1 "GEX_OFI_PROVIDER=tcp;ofi_rxm" \
+    "$prefix/bin/gasnetrun_ofi" -n 4 "$work/client-ofi-par" "$token"
+  run 4 "$prefix/bin/gasnetrun_ofi" -n 4 -N 2 -E GEX_OFI_PROVIDER "$work/client-pc" "$token"
+else
+  step "libgex is built without libfabric: no network runs"
+fi
+step "ok"
