@@ -157,9 +157,15 @@ if(EXISTS ${GEX_REFERENCE_TESTS_DIR}/testtools.c)
       else()
         set(args)
       endif()
-      gex_tools_test(tools_${prog}_${v}
-        COMMAND ${GEX_BASH} ${GEX_EXPECT} --status 0 --nogrep ERROR --within ${GEX_TEST_WITHIN} --
-                $<TARGET_FILE:${prog}_${v}> ${args})
+      if(v STREQUAL "par" AND GEX_SANITIZE STREQUAL "thread")
+        # Its membar checks race on plain variables by design.
+        gex_tools_test(tools_${prog}_${v}
+          COMMAND ${GEX_BASH} -c "echo 'SKIP: ${prog} races on plain variables on purpose (ThreadSanitizer build)'; exit 77")
+      else()
+        gex_tools_test(tools_${prog}_${v}
+          COMMAND ${GEX_BASH} ${GEX_EXPECT} --status 0 --nogrep ERROR --within ${GEX_TEST_WITHIN} --
+                  $<TARGET_FILE:${prog}_${v}> ${args})
+      endif()
     endforeach()
   endforeach()
 else()
