@@ -125,7 +125,7 @@ if(CMAKE_CXX_COMPILER)
   endforeach()
 else()
   gex_tools_test(tools_cxx_skip
-    COMMAND ${GEX_BASH} -c "echo 'SKIP: no C++ compiler found: C++ tools tests not built'; exit 77")
+    COMMAND ${GEX_BASH} -c "echo 'SKIP: no C++ compiler found: C++ tools tests not built' && exit 77")
 endif()
 
 # ---- the reference testtools -----------------------------------------------------------
@@ -160,7 +160,7 @@ if(EXISTS ${GEX_REFERENCE_TESTS_DIR}/testtools.c)
       if(v STREQUAL "par" AND GEX_SANITIZE STREQUAL "thread")
         # Its membar checks race on plain variables by design.
         gex_tools_test(tools_${prog}_${v}
-          COMMAND ${GEX_BASH} -c "echo 'SKIP: ${prog} races on plain variables on purpose (ThreadSanitizer build)'; exit 77")
+          COMMAND ${GEX_BASH} -c "echo 'SKIP: ${prog} races on plain variables on purpose (ThreadSanitizer build)' && exit 77")
       else()
         gex_tools_test(tools_${prog}_${v}
           COMMAND ${GEX_BASH} ${GEX_EXPECT} --status 0 --nogrep ERROR --within ${GEX_TEST_WITHIN} --
@@ -171,5 +171,5 @@ if(EXISTS ${GEX_REFERENCE_TESTS_DIR}/testtools.c)
 else()
   gex_tools_test(tools_reference_skip
     COMMAND ${GEX_BASH} -c
-            "echo 'SKIP: reference tests not found at ${GEX_REFERENCE_TESTS_DIR}'; exit 77")
+            "echo 'SKIP: reference tests not found at ${GEX_REFERENCE_TESTS_DIR}' && exit 77")
 endif()
