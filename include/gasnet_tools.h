@@ -427,48 +427,48 @@ static inline void gexti_atomic_fence_seq(int flags) {
 
 /* GEXTI_STRONG_OPS(N, T, PT): truly atomic operations gexti_sa<N>_* on the
  * T at a PT * (PT: T, may-alias). */
-#define GEXTI_STRONG_OPS(N, T, PT)                                                           \
-  static inline T gexti_sa##N##_read(PT *p, int f) {                                      \
+#define GEXTI_STRONG_OPS(N, T, PT)                                                       \
+  static inline T gexti_sa##N##_read(PT *p, int f) {                                     \
     gexti_atomic_fence_pre(f);                                                           \
     T v = __atomic_load_n(p, __ATOMIC_RELAXED);                                          \
     gexti_atomic_fence_post(f);                                                          \
     return v;                                                                            \
   }                                                                                      \
-  static inline void gexti_sa##N##_set(PT *p, T v, int f) {                               \
+  static inline void gexti_sa##N##_set(PT *p, T v, int f) {                              \
     gexti_atomic_fence_pre(f);                                                           \
     __atomic_store_n(p, v, __ATOMIC_RELAXED);                                            \
     gexti_atomic_fence_post(f);                                                          \
   }                                                                                      \
-  static inline T gexti_sa##N##_add(PT *p, T v, int f) {                                  \
+  static inline T gexti_sa##N##_add(PT *p, T v, int f) {                                 \
     gexti_atomic_fence_pre(f);                                                           \
     T r = __atomic_add_fetch(p, v, __ATOMIC_RELAXED);                                    \
     gexti_atomic_fence_post(f);                                                          \
     return r;                                                                            \
   }                                                                                      \
-  static inline T gexti_sa##N##_subtract(PT *p, T v, int f) {                             \
+  static inline T gexti_sa##N##_subtract(PT *p, T v, int f) {                            \
     gexti_atomic_fence_pre(f);                                                           \
     T r = __atomic_sub_fetch(p, v, __ATOMIC_RELAXED);                                    \
     gexti_atomic_fence_post(f);                                                          \
     return r;                                                                            \
   }                                                                                      \
   static inline void gexti_sa##N##_increment(PT *p, int f) { (void)gexti_sa##N##_add(p, 1, f); } \
-  static inline void gexti_sa##N##_decrement(PT *p, int f) {                              \
+  static inline void gexti_sa##N##_decrement(PT *p, int f) {                             \
     (void)gexti_sa##N##_subtract(p, 1, f);                                               \
   }                                                                                      \
-  static inline int gexti_sa##N##_decrement_and_test(PT *p, int f) {                      \
+  static inline int gexti_sa##N##_decrement_and_test(PT *p, int f) {                     \
     gexti_atomic_fence_pre(f);                                                           \
     int z = (__atomic_sub_fetch(p, 1, __ATOMIC_RELAXED) == 0);                           \
     gexti_atomic_fence_post(f);                                                          \
     return gexti_atomic_fence_bool(f, z);                                                \
   }                                                                                      \
-  static inline int gexti_sa##N##_compare_and_swap(PT *p, T oldval, T newval, int f) {    \
+  static inline int gexti_sa##N##_compare_and_swap(PT *p, T oldval, T newval, int f) {   \
     gexti_atomic_fence_pre(f);                                                           \
     int ok = __atomic_compare_exchange_n(p, &oldval, newval, 0, __ATOMIC_RELAXED,        \
                                          __ATOMIC_RELAXED);                              \
     gexti_atomic_fence_post(f);                                                          \
     return gexti_atomic_fence_bool(f, ok);                                               \
   }                                                                                      \
-  static inline T gexti_sa##N##_swap(PT *p, T v, int f) {                                 \
+  static inline T gexti_sa##N##_swap(PT *p, T v, int f) {                                \
     gexti_atomic_fence_pre(f);                                                           \
     T r = __atomic_exchange_n(p, v, __ATOMIC_RELAXED);                                   \
     gexti_atomic_fence_post(f);                                                          \
@@ -479,26 +479,26 @@ static inline void gexti_atomic_fence_seq(int flags) {
  * each load and store is a relaxed atomic access (so no torn values and
  * no hoisting out of loops), but read-modify-writes are not atomic.
  * (Same parameters as GEXTI_STRONG_OPS.) */
-#define GEXTI_SEQ_OPS(N, T, PT)                                                              \
-  static inline T gexti_na##N##_read(PT *p, int f) {                                      \
+#define GEXTI_SEQ_OPS(N, T, PT)                                                          \
+  static inline T gexti_na##N##_read(PT *p, int f) {                                     \
     gexti_atomic_fence_seq(f);                                                           \
     T v = __atomic_load_n(p, __ATOMIC_RELAXED);                                          \
     gexti_atomic_fence_seq(f);                                                           \
     return v;                                                                            \
   }                                                                                      \
-  static inline void gexti_na##N##_set(PT *p, T v, int f) {                               \
+  static inline void gexti_na##N##_set(PT *p, T v, int f) {                              \
     gexti_atomic_fence_seq(f);                                                           \
     __atomic_store_n(p, v, __ATOMIC_RELAXED);                                            \
     gexti_atomic_fence_seq(f);                                                           \
   }                                                                                      \
-  static inline T gexti_na##N##_add(PT *p, T v, int f) {                                  \
+  static inline T gexti_na##N##_add(PT *p, T v, int f) {                                 \
     gexti_atomic_fence_seq(f);                                                           \
     T r = (T)(__atomic_load_n(p, __ATOMIC_RELAXED) + v);                                 \
     __atomic_store_n(p, r, __ATOMIC_RELAXED);                                            \
     gexti_atomic_fence_seq(f);                                                           \
     return r;                                                                            \
   }                                                                                      \
-  static inline T gexti_na##N##_subtract(PT *p, T v, int f) {                             \
+  static inline T gexti_na##N##_subtract(PT *p, T v, int f) {                            \
     gexti_atomic_fence_seq(f);                                                           \
     T r = (T)(__atomic_load_n(p, __ATOMIC_RELAXED) - v);                                 \
     __atomic_store_n(p, r, __ATOMIC_RELAXED);                                            \
@@ -506,20 +506,20 @@ static inline void gexti_atomic_fence_seq(int flags) {
     return r;                                                                            \
   }                                                                                      \
   static inline void gexti_na##N##_increment(PT *p, int f) { (void)gexti_na##N##_add(p, 1, f); } \
-  static inline void gexti_na##N##_decrement(PT *p, int f) {                              \
+  static inline void gexti_na##N##_decrement(PT *p, int f) {                             \
     (void)gexti_na##N##_subtract(p, 1, f);                                               \
   }                                                                                      \
-  static inline int gexti_na##N##_decrement_and_test(PT *p, int f) {                      \
+  static inline int gexti_na##N##_decrement_and_test(PT *p, int f) {                     \
     return gexti_na##N##_subtract(p, 1, f) == 0;                                         \
   }                                                                                      \
-  static inline int gexti_na##N##_compare_and_swap(PT *p, T oldval, T newval, int f) {    \
+  static inline int gexti_na##N##_compare_and_swap(PT *p, T oldval, T newval, int f) {   \
     gexti_atomic_fence_seq(f);                                                           \
     int ok = (__atomic_load_n(p, __ATOMIC_RELAXED) == oldval);                           \
     if (ok) __atomic_store_n(p, newval, __ATOMIC_RELAXED);                               \
     gexti_atomic_fence_seq(f);                                                           \
     return ok;                                                                           \
   }                                                                                      \
-  static inline T gexti_na##N##_swap(PT *p, T v, int f) {                                 \
+  static inline T gexti_na##N##_swap(PT *p, T v, int f) {                                \
     gexti_atomic_fence_seq(f);                                                           \
     T r = __atomic_load_n(p, __ATOMIC_RELAXED);                                          \
     __atomic_store_n(p, v, __ATOMIC_RELAXED);                                            \
@@ -563,7 +563,8 @@ GEXTI_SEQ_OPS(64, uint64_t, gexti_aliasing_u64)
 #define gasnett_strongatomic_set(p, v, f) gasnett_strongatomic32_set(p, v, f)
 #define gasnett_strongatomic_increment(p, f) gasnett_strongatomic32_increment(p, f)
 #define gasnett_strongatomic_decrement(p, f) gasnett_strongatomic32_decrement(p, f)
-#define gasnett_strongatomic_decrement_and_test(p, f) gasnett_strongatomic32_decrement_and_test(p, f)
+#define gasnett_strongatomic_decrement_and_test(p, f) \
+  gasnett_strongatomic32_decrement_and_test(p, f)
 #define gasnett_strongatomic_add(p, v, f) gasnett_strongatomic32_add(p, v, f)
 #define gasnett_strongatomic_subtract(p, v, f) gasnett_strongatomic32_subtract(p, v, f)
 #define gasnett_strongatomic_compare_and_swap(p, o, n, f) \

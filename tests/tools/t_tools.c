@@ -152,9 +152,10 @@ static void test_format(void) {
   }
   /* Every whole number of a unit reads back exactly. */
   for (int shift = 0; shift < 62; shift++) {
-    for (int64_t k = 1; k <= 7; k += 3) {
-      int64_t v = k << shift;
-      if (v <= 0) continue;
+    for (uint64_t k = 1; k <= 7; k += 3) {
+      uint64_t uv = k << shift;
+      if ((uv >> shift) != k || uv > (uint64_t)INT64_MAX) continue; /* does not fit */
+      int64_t v = (int64_t)uv;
       gasnett_format_number(v, buf, sizeof buf, 1);
       CHECK(gasnett_parse_int(buf, 1) == v, "\"%s\" read back as %" PRId64 ", not %" PRId64, buf,
             gasnett_parse_int(buf, 1), v);
