@@ -1,6 +1,9 @@
 /* src/tools/tools_sys.c -- facts about the system and the process, and
  * small process-wide actions (affinity, resource limits, signals, streams).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* CPU_SET and sched_setaffinity, MAP_ANONYMOUS */
+#endif
 #include "tools_ctx.h"
 
 #include <sched.h>
