@@ -26,8 +26,10 @@ extern "C" {
 #define GEX_SPEC_VERSION_MINOR 19
 #define GASNET_SPEC_VERSION_MAJOR 1
 #define GASNET_SPEC_VERSION_MINOR 8
+#ifndef GASNETT_SPEC_VERSION_MAJOR /* also defined by gasnet_tools.h */
 #define GASNETT_SPEC_VERSION_MAJOR 1
 #define GASNETT_SPEC_VERSION_MINOR 20
+#endif
 
 /* libgex is always thread-safe: every call may be made from any thread. */
 #if !defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
