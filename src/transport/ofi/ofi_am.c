@@ -415,13 +415,23 @@ static void complete_op(struct ofi_op *op) {
   atomic_store_explicit(&op->done, 1, memory_order_release);
 }
 
-static GEXI_NORETURN void cq_error(void) {
+/* An error completion.  A failed receive is a message that could not be
+ * received (a stranger's oversized message is truncated): dropped like any
+ * bad message, never fatal.  Any other failure ends the job, naming the
+ * operation's peer. */
+static void cq_error(void) {
   struct gexi_ofi *o = O();
   struct fi_cq_err_entry err;
   memset(&err, 0, sizeof err);
   char buf[256] = "";
-  if (fi_cq_readerr(o->cq, &err, 0) > 0)
-    fi_cq_strerror(o->cq, err.prov_errno, err.err_data, buf, sizeof buf);
+  if (fi_cq_readerr(o->cq, &err, 0) <= 0) return;
+  fi_cq_strerror(o->cq, err.prov_errno, err.err_data, buf, sizeof buf);
+  if (err.flags & FI_RECV) {
+    gexi_ofi_drop(FI_ADDR_NOTAVAIL, err.len, "a receive failed", fi_strerror(err.err));
+    if (err.op_context && ((err.flags & FI_MULTI_RECV) || !o->multi_recv))
+      rx_unref((struct ofi_rxbuf *)((char *)err.op_context - offsetof(struct ofi_rxbuf, fctx)));
+    return;
+  }
   const char *what = (err.flags & FI_RECV)     ? "receive"
                      : (err.flags & FI_ATOMIC) ? "native atomic"
                      : (err.flags & FI_READ)   ? "get"
@@ -449,7 +459,10 @@ int gexi_ofi_poll(int what) {
   fi_addr_t from[OFI_CQ_BATCH];
   ssize_t r = o->have_source ? fi_cq_readfrom(o->cq, e, OFI_CQ_BATCH, from)
                              : fi_cq_read(o->cq, e, OFI_CQ_BATCH);
-  if (r == -FI_EAVAIL) cq_error();
+  if (r == -FI_EAVAIL) {
+    cq_error();
+    return n;
+  }
   for (ssize_t i = 0; i < r; i++) {
     if (e[i].flags & FI_RECV) {
       struct ofi_rxbuf *rx =
