@@ -55,3 +55,4 @@ if(GEX_HAVE_OFI)
     set_property(TEST net_${tag}fuzz_t_sec_fuzz_n2 APPEND PROPERTY LABELS security)
   endforeach()
 endif()
+
