@@ -46,6 +46,13 @@ struct gexi_Token {
 int gexi_am_send(gex_Rank_t jobrank, int category, int is_req, gex_AM_Index_t handler,
                  unsigned nargs, const gex_AM_Arg_t *args, const void *payload, size_t nbytes,
                  void *dest, gex_Flags_t flags);
+/* Checks of a received header (am_check.c): NULL when it is well formed,
+ * else the name of the first bad field.  _frame: category, direction,
+ * nargs, nbytes against the category's maximum, a Long's destination range
+ * inside this rank's bound segment.  _handler: the handler index is
+ * registered for the category, direction and argument count. */
+const char *gexi_am_check_frame(const struct gexi_am_hdr *h);
+const char *gexi_am_check_handler(const struct gexi_am_hdr *h);
 
 /* Run the handler for one received message (called by transports). */
 void gexi_am_deliver(const struct gexi_am_hdr *h, void *payload);

@@ -13,6 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Bytes of the per-job secret (a SipHash-2-4 key, sec/siphash.h) that
+ * network peers prove they know before they are admitted
+ * (transport/ofi/ofi_auth.c, docs/security.md). */
+#define GEXI_SECRET_LEN 16
+
 typedef struct gexi_bootstrap gexi_bootstrap_t;
 struct gexi_bootstrap {
   const char *name;
@@ -26,6 +31,19 @@ struct gexi_bootstrap {
   /* Tell the launcher this rank is leaving by exit(code) without ending the
    * job (GASNET_CATCH_EXIT=0): its end is not a death. */
   void (*notify_leave)(gexi_bootstrap_t *b, int code);
+  /* Tell the launcher this rank ends the job because an operation with
+   * jobrank 'peer' failed (the peer may have died): the launcher names the
+   * peer instead if it turns out to have died first.  May be NULL. */
+  void (*notify_peer_failed)(gexi_bootstrap_t *b, int code, uint32_t peer);
+  /* The job's secret: every rank gets the same GEXI_SECRET_LEN random bytes,
+   * drawn once per job by the launcher (or rank 0 under PMIx).  Collective
+   * under PMIx: every rank calls it at the same point (the network
+   * transport's start).  NULL for a bootstrap without network peers. */
+  void (*secret)(gexi_bootstrap_t *b, unsigned char out[GEXI_SECRET_LEN]);
+  /* NULL when the secret reached this rank only through private channels;
+   * otherwise how it travelled in the clear between hosts (printed once as
+   * a warning when the job spans several hosts). */
+  const char *secret_exposure;
   void *impl;
 };
 

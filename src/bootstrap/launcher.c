@@ -30,6 +30,8 @@ struct launcher {
   void *result;               /* last all-gather result (malloc'ed) */
   size_t result_len;
   int have_result;
+  unsigned char secret[GEXI_SECRET_LEN]; /* the job's secret (SECRET frame) */
+  int have_secret;
 };
 
 static int read_full(int fd, void *buf, size_t len) {
@@ -44,9 +46,9 @@ static int read_full(int fd, void *buf, size_t len) {
   return 0;
 }
 
-static void write_frame(struct launcher *l, uint32_t type, int32_t arg0, const void *payload,
-                        size_t len) {
-  struct gexi_wire_hdr h = {type, (uint32_t)len, arg0, (int32_t)l->pub.rank};
+static void write_frame_to(struct launcher *l, uint32_t type, int32_t arg0, int32_t arg1,
+                           const void *payload, size_t len) {
+  struct gexi_wire_hdr h = {type, (uint32_t)len, arg0, arg1};
   pthread_mutex_lock(&l->write_lock);
   const char *parts[2] = {(const char *)&h, payload};
   size_t lens[2] = {sizeof h, len};
@@ -66,6 +68,11 @@ static void write_frame(struct launcher *l, uint32_t type, int32_t arg0, const v
     }
   }
   pthread_mutex_unlock(&l->write_lock);
+}
+
+static void write_frame(struct launcher *l, uint32_t type, int32_t arg0, const void *payload,
+                        size_t len) {
+  write_frame_to(l, type, arg0, (int32_t)l->pub.rank, payload, len);
 }
 
 /* Another rank called gasnet_exit(code).  Give this process a moment to
@@ -123,6 +130,19 @@ static void *watchdog(void *arg) {
         pthread_cond_broadcast(&l->cond);
         pthread_mutex_unlock(&l->lock);
         continue;
+      case GEXI_WIRE_SECRET:
+        if (h.len != GEXI_SECRET_LEN) {
+          fprintf(stderr, "libgex: rank %u: bad secret frame from gexrun; ending\n", l->pub.rank);
+          gexi_end_process(1);
+        }
+        pthread_mutex_lock(&l->lock);
+        memcpy(l->secret, payload, GEXI_SECRET_LEN);
+        l->have_secret = 1;
+        pthread_cond_broadcast(&l->cond);
+        pthread_mutex_unlock(&l->lock);
+        memset(payload, 0, h.len);
+        free(payload);
+        continue;
       case GEXI_WIRE_EXIT:
         exit_requested(l, h.arg0);
       case GEXI_WIRE_ABORT:
@@ -165,6 +185,18 @@ static void launcher_notify_abort(gexi_bootstrap_t *b, int code) {
 static void launcher_notify_leave(gexi_bootstrap_t *b, int code) {
   write_frame((struct launcher *)b, GEXI_WIRE_LEAVE, code, NULL, 0);
 }
+static void launcher_notify_peer_failed(gexi_bootstrap_t *b, int code, uint32_t peer) {
+  write_frame_to((struct launcher *)b, GEXI_WIRE_ABORT_PEER, code, (int32_t)peer, NULL, 0);
+}
+
+/* gexrun sends the secret in answer to HELLO, before anything else. */
+static void launcher_secret(gexi_bootstrap_t *b, unsigned char out[GEXI_SECRET_LEN]) {
+  struct launcher *l = (struct launcher *)b;
+  pthread_mutex_lock(&l->lock);
+  while (!l->have_secret) pthread_cond_wait(&l->cond, &l->lock);
+  memcpy(out, l->secret, GEXI_SECRET_LEN);
+  pthread_mutex_unlock(&l->lock);
+}
 
 gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd) {
   const char *r = getenv("GEX_RANK"), *s = getenv("GEX_SIZE");
@@ -181,6 +213,8 @@ gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd) {
   l->pub.notify_exit = launcher_notify_exit;
   l->pub.notify_abort = launcher_notify_abort;
   l->pub.notify_leave = launcher_notify_leave;
+  l->pub.notify_peer_failed = launcher_notify_peer_failed;
+  l->pub.secret = launcher_secret;
   l->fd = fd;
   fcntl(fd, F_SETFD, FD_CLOEXEC); /* not inherited by programs the rank starts */
   pthread_mutex_init(&l->write_lock, NULL);

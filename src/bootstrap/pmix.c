@@ -37,6 +37,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "core/context.h"
+#include "sec/random.h"
 
 #if GEXI_HAVE_PMIX
 #include <pmix.h>
@@ -172,6 +173,42 @@ static void pmix_notify_leave(gexi_bootstrap_t *b, int code) {
   PMIx_Finalize(NULL, 0);
 }
 
+/* The job's secret: rank 0 draws it and stores it in the PMIx key-value
+ * store of the job's namespace (PMIX_GLOBAL: the only scope that reaches
+ * ranks on other hosts); the others read it after a fence.  PMIx gives no
+ * more private channel: the store is readable by the processes of the
+ * namespace and by the PMIx servers, and between hosts the value travels on
+ * the launcher's own daemon network, which Open MPI and Slurm do not
+ * encrypt (docs/security.md; secret_exposure below). */
+static void pmix_secret(gexi_bootstrap_t *b, unsigned char out[GEXI_SECRET_LEN]) {
+  struct pmix_boot *p = (struct pmix_boot *)b;
+  pmix_status_t rc;
+  if (b->rank == 0) {
+    gexi_random_bytes(out, GEXI_SECRET_LEN);
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = (char *)out;
+    v.data.bo.size = GEXI_SECRET_LEN;
+    rc = PMIx_Put(PMIX_GLOBAL, "gex.secret", &v);
+    if (rc != PMIX_SUCCESS) pmix_die(p, "bootstrap: PMIx_Put of the job secret failed", rc);
+    rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) pmix_die(p, "bootstrap: PMIx_Commit failed", rc);
+  }
+  bootstrap_fence(p, 1);
+  if (b->rank == 0) return;
+  pmix_proc_t root;
+  PMIX_LOAD_PROCID(&root, p->me.nspace, 0);
+  pmix_value_t *got = NULL;
+  rc = PMIx_Get(&root, "gex.secret", NULL, 0, &got);
+  if (rc != PMIX_SUCCESS || !got || got->type != PMIX_BYTE_OBJECT ||
+      got->data.bo.size != GEXI_SECRET_LEN)
+    pmix_die(p, "bootstrap: cannot get the job secret from rank 0", rc);
+  memcpy(out, got->data.bo.bytes, GEXI_SECRET_LEN);
+  memset(got->data.bo.bytes, 0, GEXI_SECRET_LEN);
+  PMIX_VALUE_RELEASE(got);
+}
+
 static int bootstrap_timeout(void) {
   const char *s = getenv("GEX_BOOTSTRAP_TIMEOUT");
   if (!s || !*s) return GEXI_PMIX_DEFAULT_TIMEOUT;
@@ -201,6 +238,10 @@ gexi_bootstrap_t *gexi_bootstrap_pmix_start(void) {
   p->pub.notify_exit = pmix_notify_exit;
   p->pub.notify_abort = pmix_notify_abort;
   p->pub.notify_leave = pmix_notify_leave;
+  p->pub.secret = pmix_secret;
+  p->pub.secret_exposure =
+      "under a PMIx launcher the job secret travels between hosts on the launcher's daemon "
+      "network, which is not encrypted";
   p->pub.impl = p;
   p->timeout = bootstrap_timeout();
   PMIX_LOAD_PROCID(&p->all, p->me.nspace, PMIX_RANK_WILDCARD);

@@ -6,7 +6,7 @@
  * gexi_wire_hdr followed by 'len' payload bytes.  All integers are in host
  * byte order (both ends run on the same host).
  *
- * Rank -> gexrun:
+ * Rank -> gexrun (arg1 of every frame is the sender's rank, except ABORT_PEER):
  *   HELLO      arg0 = rank.  Sent once, when the rank enters gex_Client_Init;
  *              from then on the rank counts as a libgex process.
  *   ALLGATHER  payload = this rank's contribution for the next round.  Every
@@ -18,11 +18,19 @@
  *   LEAVE      arg0 = exit code: the rank is ending by exit(code) with
  *              GASNET_CATCH_EXIT=0; its end is not a death and does not end
  *              the job.
+ *   ABORT_PEER arg0 = exit code, arg1 = a rank: like ABORT, but the error
+ *              was a failed network operation with that rank, which may
+ *              have died.  If that rank is then seen to die (within a short
+ *              grace), its death is what ends the job and is reported.
  * gexrun -> rank:
  *   ALLGATHER  payload = all contributions of the round, in rank order.
  *   EXIT       arg0 = exit code, arg1 = rank that called gasnet_exit.
  *   ABORT      arg0 = exit code, arg1 = rank that failed.
  *   DIED       arg1 = rank that died; payload = reason text (no NUL).
+ *   SECRET     payload = the job's secret (GEXI_SECRET_LEN bytes), sent once,
+ *              in answer to HELLO and before anything else.  It travels only
+ *              on this socket (and, for remote ranks, the remote shell's
+ *              stdin/stdout): never in argv or the environment.
  * A rank that receives EXIT, ABORT or DIED ends itself at once (exit status
  * arg0 for EXIT and ABORT, 1 for DIED); EOF on the socket means gexrun
  * itself is gone, and the rank ends too.
@@ -71,7 +79,9 @@ enum gexi_wire_type {
   GEXI_WIRE_EXIT = 3,
   GEXI_WIRE_ABORT = 4,
   GEXI_WIRE_DIED = 5,
-  GEXI_WIRE_LEAVE = 6,
+  GEXI_WIRE_SECRET = 6,
+  GEXI_WIRE_ABORT_PEER = 7,
+  GEXI_WIRE_LEAVE = 8,
   /* gexrun <-> proxy link */
   GEXI_PX_HELLO = 16,
   GEXI_PX_STARTED = 17,

@@ -171,6 +171,11 @@ extern _Thread_local struct gexi_thread_state gexi_tls;
 #endif
 /* Print "libgex: rank R: <msg>" as one line and end the job (status 1). */
 GEXI_NORETURN void gexi_fatal(const char *fmt, ...) GEXI_PRINTF(1, 2);
+/* gexi_fatal for a failed operation with jobrank 'peer' (a network error):
+ * the launcher reports the peer's death instead if it died first. */
+GEXI_NORETURN void gexi_fatal_peer(gex_Rank_t peer, const char *fmt, ...) GEXI_PRINTF(2, 3);
+/* Print "libgex: rank R: <msg>" as one line, always (security reports). */
+void gexi_say(const char *fmt, ...) GEXI_PRINTF(1, 2);
 /* Print a non-fatal diagnostic when verbose errors are on. */
 void gexi_warn(const char *fmt, ...) GEXI_PRINTF(1, 2);
 /* End this process at once with 'code' after flushing stdio (no atexit). */

@@ -71,6 +71,27 @@ void gexi_fatal(const char *fmt, ...) {
   gexi_end_process(1);
 }
 
+void gexi_fatal_peer(gex_Rank_t peer, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(fmt, ap);
+  va_end(ap);
+  if (gexi_ctx.boot) {
+    if (gexi_ctx.boot->notify_peer_failed)
+      gexi_ctx.boot->notify_peer_failed(gexi_ctx.boot, 1, peer);
+    else
+      gexi_ctx.boot->notify_abort(gexi_ctx.boot, 1);
+  }
+  gexi_end_process(1);
+}
+
+void gexi_say(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  emit(fmt, ap);
+  va_end(ap);
+}
+
 void gexi_warn(const char *fmt, ...) {
   if (!gexi_ctx.verbose_errors) return;
   va_list ap;

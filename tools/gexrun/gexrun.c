@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bootstrap/bootstrap.h"
 #include "common.h"
 #include "proxy.h"
 
@@ -43,6 +44,7 @@
 #define EOF_GRACE_MS 1000  /* a link closed: time for its remote shell's exit status */
 #define LINE_MAX_BYTES 65536 /* longer output lines are split */
 #define MAX_RANKS (1 << 20)
+#define PEER_FAIL_GRACE_MS 2000 /* ABORT_PEER: time for the named peer's death to show */
 
 /* A rank's all-gather contribution, queued until its round is complete. */
 struct contrib {
@@ -107,6 +109,12 @@ static struct job {
   int boot_timeout;        /* seconds */
   int ag_ready;            /* ranks with a queued all-gather contribution */
   unsigned long long ag_round;
+  /* ABORT_PEER from rank peer_fail_from (code peer_fail_code) named rank
+   * peer_fail_rank: until peer_fail_deadline, a death of that rank ends the
+   * job as the cause; afterwards the abort does.  0 deadline: none pending. */
+  int64_t peer_fail_deadline;
+  int peer_fail_from, peer_fail_rank, peer_fail_code;
+  unsigned char secret[GEXI_SECRET_LEN]; /* the job's secret (SECRET frames) */
   const char *jobid;
   char **prog;
   char **xvars; int nxvars; /* -x NAME[=VALUE] */
@@ -235,6 +243,18 @@ static void broadcast(struct gx_msg *m, int except) {
   gx_msg_unref(m);
 }
 
+/* Queue m to rank r alone (through its proxy if it is remote); consumes m. */
+static void send_to_rank(int r, struct gx_msg *m) {
+  if (!is_remote(r)) {
+    gx_link_send(&job.ranks[r].link, m);
+  } else {
+    struct gx_msg *w = gx_msg_new2(GEXI_PX_TO_RANK, r, 0, m->data, m->len, NULL, 0);
+    host_send(&job.hosts[job.ranks[r].host], w);
+    gx_msg_unref(w);
+  }
+  gx_msg_unref(m);
+}
+
 static void kill_all(int sig) {
   for (int r = 0; r < job.nranks; r++)
     if (job.ranks[r].alive && !is_remote(r) && job.ranks[r].pid > 0) kill(job.ranks[r].pid, sig);
@@ -312,6 +332,32 @@ static void job_exit(int r, uint32_t type, int32_t code) {
   set_deadline(EXIT_GRACE_MS);
 }
 
+/* ABORT_PEER: rank r ends the job because an operation with rank peer
+ * failed.  When a rank dies, its peers' network operations fail at about the
+ * time the launcher learns of the death, and whichever report arrives first
+ * used to name the job's culprit.  So if the peer is still thought alive,
+ * wait a short grace for its death (which then ends the job as a death, the
+ * cause); if it does not die, the abort ends the job as usual. */
+static void peer_failed(int r, int32_t code, int32_t peer) {
+  job.ranks[r].said_exit = 1;
+  if (job.ending) return;
+  if (peer < 0 || peer >= job.nranks || peer == r || !job.ranks[peer].alive ||
+      job.ranks[peer].said_exit || job.peer_fail_deadline) {
+    job_exit(r, GEXI_WIRE_ABORT, code);
+    return;
+  }
+  job.peer_fail_from = r;
+  job.peer_fail_rank = peer;
+  job.peer_fail_code = code;
+  job.peer_fail_deadline = gx_now_ms() + PEER_FAIL_GRACE_MS;
+}
+
+/* The grace of an ABORT_PEER ran out (or a death ended the job meanwhile). */
+static void peer_fail_expired(void) {
+  job.peer_fail_deadline = 0;
+  if (!job.ending) job_exit(job.peer_fail_from, GEXI_WIRE_ABORT, job.peer_fail_code);
+}
+
 /* ---- all-gather ---- */
 
 static struct contrib *ag_pop(struct rank *k) {
@@ -378,6 +424,7 @@ static void dispatch(int r) {
       }
       k->hello = job.any_hello = 1;
       if (++job.nhello == job.nranks) job.boot_deadline = 0;
+      send_to_rank(r, gx_msg_new(GEXI_WIRE_SECRET, 0, r, job.secret, sizeof job.secret));
       /* Ranks that ended quietly earlier were not plain programs after all:
        * their peers would wait for them forever. */
       for (int q = 0; q < job.nranks; q++) {
@@ -403,6 +450,9 @@ static void dispatch(int r) {
     case GEXI_WIRE_LEAVE: /* exit(code) with GASNET_CATCH_EXIT=0 */
       k->left = 1;
       return;
+    case GEXI_WIRE_ABORT_PEER:
+      peer_failed(r, h.arg0, h.arg1);
+      return;
     default: /* EXIT, ABORT (check_header let nothing else through) */
       job_exit(r, h.type, h.arg0);
       return;
@@ -412,7 +462,8 @@ static void dispatch(int r) {
 static int check_header(int r) {
   const struct gexi_wire_hdr *h = &job.ranks[r].hdr;
   char what[96];
-  if ((h->type < GEXI_WIRE_HELLO || h->type > GEXI_WIRE_ABORT) && h->type != GEXI_WIRE_LEAVE)
+  if (h->type < GEXI_WIRE_HELLO || h->type == GEXI_WIRE_DIED || h->type == GEXI_WIRE_SECRET ||
+      h->type > GEXI_WIRE_LEAVE)
     snprintf(what, sizeof what, "unknown frame type %u", h->type);
   else if (h->len > GEXI_WIRE_MAX_PAYLOAD)
     snprintf(what, sizeof what, "frame length %u exceeds the limit", h->len);
@@ -1100,6 +1151,17 @@ int main(int argc, char **argv) {
   uint32_t rnd;
   if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd)
     rnd = (uint32_t)gx_now_ms() ^ ((uint32_t)getpid() << 16);
+  /* The job's secret (docs/security.md): from the kernel's random source
+   * only; without it no job starts. */
+  for (size_t got = 0; got < sizeof job.secret;) {
+    ssize_t g = getrandom(job.secret + got, sizeof job.secret - got, 0);
+    if (g < 0 && errno == EINTR) continue;
+    if (g <= 0) {
+      fprintf(stderr, "gexrun: cannot draw the job secret (getrandom): %s\n", strerror(errno));
+      return 1;
+    }
+    got += (size_t)g;
+  }
   char jobid[64];
   snprintf(jobid, sizeof jobid, "gex-%d-%08x", (int)getpid(), rnd);
   job.jobid = jobid;
@@ -1168,6 +1230,8 @@ int main(int argc, char **argv) {
     pfd[np++] = (struct pollfd){.fd = sfd, .events = POLLIN};
     int64_t wake = job.deadline;
     if (job.boot_deadline && (!wake || job.boot_deadline < wake)) wake = job.boot_deadline;
+    if (job.peer_fail_deadline && (!wake || job.peer_fail_deadline < wake))
+      wake = job.peer_fail_deadline;
     for (int r = 0; r < n; r++) {
       struct rank *k = &job.ranks[r];
       if (k->link.rfd >= 0) {
@@ -1230,6 +1294,8 @@ int main(int argc, char **argv) {
     for (int h = 0; h < job.nhosts; h++)
       if (job.hosts[h].eof_deadline && now >= job.hosts[h].eof_deadline) host_lost_status(h);
     if (job.boot_deadline && now >= job.boot_deadline) boot_timeout();
+    if (job.peer_fail_deadline && (job.ending || now >= job.peer_fail_deadline))
+      peer_fail_expired();
     if (job.deadline && now >= job.deadline) {
       job.deadline = 0;
       if (job.kill_stage == 0) {

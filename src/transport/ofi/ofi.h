@@ -17,6 +17,12 @@
  *     credits per peer and direction (requests, replies) bound what a peer
  *     may have in flight to us, so the receive buffers can never overflow
  *     and no provider ever has to drop or buffer an unexpected message.
+ *   - Admission (ofi_auth.c, docs/security.md): a peer's messages are
+ *     delivered only after it proved, in a handshake keyed by the job's
+ *     secret, that it is that rank of this job; the sender of a message is
+ *     the rank the provider reports as its source (FI_SOURCE), and every
+ *     message carries the session token of that ordered pair.  Every
+ *     received message is validated before use (ofi_check.c).
  *
  * All state lives in one struct gexi_ofi, owned by gexi_ctx.ofi.
  */
@@ -34,6 +40,7 @@
 
 #include "am/am.h"
 #include "core/context.h"
+#include "sec/siphash.h"
 
 /* What an operation context is for (struct ofi_op.kind). */
 enum {
@@ -62,6 +69,7 @@ struct ofi_op {
   size_t copy_len;           /* ... this many bytes on completion */
   struct gexi_net_nbi *nbi;  /* OFI_OP_NBI: the tracker to count down; OFI_OP_REGION: to watch */
   int nbi_kind;              /* OFI_NBI_PUT, OFI_NBI_GET or OFI_NBI_RMW */
+  gex_Rank_t peer;           /* jobrank of the target, for error reports */
   struct fi_context2 fctx;
 };
 
@@ -76,12 +84,31 @@ struct gexi_net_nbi {
   _Atomic uint64_t pending[3];
 };
 
+/* Admission of a peer (ofi_auth.c): where its handshake stands. */
+enum {
+  OFI_AUTH_NONE = 0,  /* nothing yet */
+  OFI_AUTH_HELLO,     /* we sent HELLO: waiting for the peer's CHALLENGE */
+  OFI_AUTH_CHALLENGE, /* we answered its HELLO: waiting for its PROOF */
+  OFI_AUTH_PROOF,     /* we sent PROOF (peer admitted): waiting for its OK */
+  OFI_AUTH_DONE,      /* both directions admitted */
+};
+
 /* Per-peer state (by jobrank; only off-node peers are used). */
 struct ofi_peer {
   uint64_t key;                    /* remote key of the peer's segment */
   uint64_t addr_base;              /* subtract from a virtual address (0: FI_MR_VIRT_ADDR) */
   _Atomic int64_t credit[2];       /* [req, rep]: bytes we may still send to the peer */
   _Atomic uint32_t owed[2];        /* [req, rep]: bytes of the peer's messages we handled */
+  /* Admission.  tok_tx/tok_rx are written (under auth_lock) before rx_ok /
+   * tx_ok are set with release; readers load the flag with acquire first. */
+  _Atomic int rx_ok;               /* admitted: its messages are delivered */
+  _Atomic int tx_ok;               /* it admitted us: we may send it AMs */
+  uint64_t tok_tx, tok_rx;         /* session tokens: ours to it, its to us */
+  int auth_state;                  /* OFI_AUTH_* (under auth_lock) */
+  unsigned char nonce_init[16], nonce_resp[16]; /* the handshake's nonces */
+  /* Messages dropped (not admitted, wrong token, malformed): counted; the
+   * first few are reported with one line each. */
+  _Atomic uint32_t dropped;
 };
 
 /* One multi-receive buffer.  'refs' counts the messages of this buffer being
@@ -103,6 +130,7 @@ struct ofi_deferred {
   const void *msg;
   size_t len;
   struct ofi_rxbuf *rx;
+  fi_addr_t src;
 };
 
 struct gexi_ofi {
@@ -120,10 +148,15 @@ struct gexi_ofi {
   int order_saw;              /* a send after a write is delivered after it */
   int flush_with_read;        /* no DELIVERY_COMPLETE: a read after writes flushes them */
   int atomic_caps;            /* the endpoint was opened with FI_ATOMIC (ofi_atomic.c) */
+  int have_source;            /* completions report the sender (FI_SOURCE) */
+
+  /* Admission (ofi_auth.c). */
+  gexi_sipkey_t auth_key;     /* the job's secret */
+  pthread_mutex_t auth_lock;  /* handshake state of every peer */
+  _Atomic uint64_t stranger_drops; /* messages from sources outside the job */
 
 
   /* Segment registration. */
-  _Atomic uint64_t next_key; /* keys of temporary registrations (from 2) */
   struct fid_mr *seg_mr;
   void *seg_desc;
   uintptr_t seg_base, seg_size;
@@ -157,13 +190,31 @@ struct gexi_ofi {
  * header truncated after its last argument; the payload follows at an
  * 8-byte aligned offset.  Every message length is a multiple of 8, so
  * messages packed into a multi-receive buffer stay 8-byte aligned. */
-enum { OFI_WIRE_AM = 1, OFI_WIRE_CREDIT = 2, OFI_WIRE_LONG_PACKED = 3 };
+enum { OFI_WIRE_AM = 1, OFI_WIRE_CREDIT = 2, OFI_WIRE_LONG_PACKED = 3, OFI_WIRE_AUTH = 4 };
 struct ofi_wire {
   uint32_t credit[2];
+  uint64_t token; /* the session token of (sender -> receiver), ofi_auth.c */
   uint8_t type;
   uint8_t pad[7];
   struct gexi_am_hdr h;
 };
+
+/* A handshake message (type OFI_WIRE_AUTH; ofi_auth.c).  'from' and 'to'
+ * are the claimed ranks; the MAC binds them, both nonces and the step. */
+enum { OFI_AUTH_MSG_HELLO = 1, OFI_AUTH_MSG_CHALLENGE, OFI_AUTH_MSG_PROOF, OFI_AUTH_MSG_OK };
+struct ofi_auth_msg {
+  uint32_t credit[2]; /* always 0 */
+  uint64_t token;     /* always 0 */
+  uint8_t type;       /* OFI_WIRE_AUTH */
+  uint8_t step;       /* OFI_AUTH_MSG_* */
+  uint8_t pad[2];
+  uint32_t from, to;
+  uint32_t pad2;
+  unsigned char nonce_init[16], nonce_resp[16];
+  uint64_t mac;
+};
+#define OFI_AUTH_MSG_LEN sizeof(struct ofi_auth_msg)
+_Static_assert(sizeof(struct ofi_auth_msg) % 8 == 0, "wire messages are multiples of 8 bytes");
 #define OFI_WIRE_HDR_LEN(nargs) \
   ((offsetof(struct ofi_wire, h.args) + (size_t)(nargs) * sizeof(gex_AM_Arg_t) + 7) & ~(size_t)7)
 #define OFI_ROUND8(n) (((n) + 7) & ~(size_t)7)
@@ -184,6 +235,9 @@ void gexi_ofi_at_exit(void);
 GEXI_NORETURN void gexi_ofi_fail(const char *what, ssize_t rc);
 
 /* ---- ofi_mr.c ---- */
+/* Register a buffer with a random requested key (bound and enabled under
+ * FI_MR_ENDPOINT); ends the job on failure. */
+struct fid_mr *gexi_ofi_reg(const void *buf, size_t len, uint64_t access);
 void gexi_ofi_seg_register(void *base, uintptr_t size, uint64_t *key);
 void gexi_ofi_seg_peer(gex_Rank_t jobrank, uint64_t key);
 /* Descriptor for a local buffer: the segment's, or (FI_MR_LOCAL providers
@@ -229,6 +283,39 @@ int gexi_ofi_am_send(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void
                      gex_Flags_t flags);
 int gexi_ofi_poll(int what);
 void gexi_ofi_am_setup(void);
+/* Hand a built message to the provider ('bounce': buf is a pool buffer to
+ * return at completion; otherwise small enough to inject). */
+void gexi_ofi_send_wire(gex_Rank_t j, void *buf, size_t len, int bounce, int what);
+void *gexi_ofi_pool_get(int what);
+void gexi_ofi_pool_put(void *buf);
+/* One received message: 'src' is the sender's jobrank as the provider
+ * reports it (FI_ADDR_NOTAVAIL: unknown; without FI_SOURCE: FI_ADDR_UNSPEC).
+ * Authenticates, validates and delivers it, or drops it with a report.
+ * Releases rx (NULL: nothing to release) unless the message is deferred. */
+void gexi_ofi_handle_msg(const void *msg, size_t len, fi_addr_t src, struct ofi_rxbuf *rx,
+                         int what);
+
+/* ---- ofi_auth.c (admission of peers, docs/security.md) ---- */
+/* Load the job's secret from the bootstrap (collective under PMIx). */
+void gexi_ofi_auth_init(int one_host);
+/* Wait (polling 'what') until peer j has admitted us, starting the
+ * handshake if nobody has. */
+void gexi_ofi_auth_connect(gex_Rank_t j, int what);
+/* A handshake message from jobrank src (already checked: src < size). */
+void gexi_ofi_auth_recv(gex_Rank_t src, const void *msg, size_t len);
+/* A message that failed admission or validation: count it; report the
+ * first few with one line naming the source and the reason. */
+void gexi_ofi_drop(fi_addr_t src, size_t len, const char *why, const char *field);
+
+/* ---- ofi_check.c (validation of received messages) ---- */
+/* NULL when the data message w (len bytes received, type AM, CREDIT or
+ * LONG_PACKED) is well formed for this rank, else the name of the first bad
+ * field.  Checks lengths against the bytes received and the category's
+ * maximum, the category, direction, handler (registered, for this category,
+ * direction and argument count), nargs and a Long's destination range
+ * inside this rank's bound segment.  Credit fields are checked by the
+ * caller (they depend on the sender's channel state). */
+const char *gexi_ofi_check(const struct ofi_wire *w, size_t len);
 
 /* Retry a posting call while the provider says -FI_EAGAIN, progressing the
  * endpoint (polling 'what') in between. */

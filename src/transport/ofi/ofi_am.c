@@ -18,6 +18,7 @@
  * deferred, so a chain of waiting repliers ends at a process that handles
  * replies and returns their credit.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,7 +98,7 @@ void gexi_ofi_am_setup(void) {
   }
   /* Room for every peer's full credit on both channels plus its credit
    * messages; a buffer is released with up to wire_max bytes unused. */
-  size_t need = (size_t)noff * (2 * (size_t)credit + 4 * OFI_WIRE_HDR_LEN(0));
+  size_t need = (size_t)noff * (2 * (size_t)credit + 4 * OFI_WIRE_HDR_LEN(0) + 2 * OFI_AUTH_MSG_LEN);
   size_t bufsz;
   if (o->multi_recv) {
     bufsz = OFI_RX_BUF_MIN > 8 * o->wire_max ? OFI_RX_BUF_MIN : 8 * o->wire_max;
@@ -106,7 +107,7 @@ void gexi_ofi_am_setup(void) {
     /* One message per buffer: enough buffers for every message the credits
      * allow (each costs at least the smallest wire length). */
     bufsz = o->wire_max;
-    o->nrx = (int)(2 * (size_t)noff * (size_t)(credit / (int64_t)o->wire_max) + 4 * noff + 8);
+    o->nrx = (int)(2 * (size_t)noff * (size_t)(credit / (int64_t)o->wire_max) + 6 * noff + 8);
   }
   o->rx = calloc((size_t)o->nrx, sizeof *o->rx);
   if (!o->rx) gexi_fatal("out of memory");
@@ -114,15 +115,7 @@ void gexi_ofi_am_setup(void) {
     struct ofi_rxbuf *rx = &o->rx[i];
     if (posix_memalign(&rx->mem, 4096, bufsz)) gexi_fatal("out of memory (AM receive buffers)");
     rx->len = bufsz;
-    if (o->mr_mode & FI_MR_LOCAL) {
-      ssize_t rc = fi_mr_reg(o->domain, rx->mem, bufsz, FI_RECV, 0,
-                             atomic_fetch_add(&o->next_key, 1), 0, &rx->mr, NULL);
-      if (rc) gexi_ofi_fail("fi_mr_reg", rc);
-      if (o->mr_mode & FI_MR_ENDPOINT) {
-        if ((rc = fi_mr_bind(rx->mr, &o->ep->fid, 0))) gexi_ofi_fail("fi_mr_bind", rc);
-        if ((rc = fi_mr_enable(rx->mr))) gexi_ofi_fail("fi_mr_enable", rc);
-      }
-    }
+    if (o->mr_mode & FI_MR_LOCAL) rx->mr = gexi_ofi_reg(rx->mem, bufsz, FI_RECV);
     rx_post(rx);
   }
   /* Send bounce buffers. */
@@ -132,14 +125,7 @@ void gexi_ofi_am_setup(void) {
   if (!o->pool || posix_memalign(&o->pool_mem, 4096, OFI_POOL_BUFS * o->wire_max))
     gexi_fatal("out of memory (AM send buffers)");
   if (o->mr_mode & FI_MR_LOCAL) {
-    ssize_t rc = fi_mr_reg(o->domain, o->pool_mem, OFI_POOL_BUFS * o->wire_max,
-                           FI_SEND | FI_WRITE | FI_READ, 0, atomic_fetch_add(&o->next_key, 1), 0,
-                           &o->pool_mr, NULL);
-    if (rc) gexi_ofi_fail("fi_mr_reg", rc);
-    if (o->mr_mode & FI_MR_ENDPOINT) {
-      if ((rc = fi_mr_bind(o->pool_mr, &o->ep->fid, 0))) gexi_ofi_fail("fi_mr_bind", rc);
-      if ((rc = fi_mr_enable(o->pool_mr))) gexi_ofi_fail("fi_mr_enable", rc);
-    }
+    o->pool_mr = gexi_ofi_reg(o->pool_mem, OFI_POOL_BUFS * o->wire_max, FI_SEND | FI_WRITE | FI_READ);
     o->pool_desc = fi_mr_desc(o->pool_mr);
   }
   for (int i = 0; i < OFI_POOL_BUFS; i++) o->pool[i] = (char *)o->pool_mem + (size_t)i * o->wire_max;
@@ -150,7 +136,7 @@ void gexi_ofi_am_setup(void) {
 /* Hand a built message to the provider.  'bounce': buf is a pool buffer to
  * return at completion (otherwise buf is on the caller's stack and small
  * enough to inject). */
-static void send_wire(gex_Rank_t j, void *buf, size_t len, int bounce, int what) {
+void gexi_ofi_send_wire(gex_Rank_t j, void *buf, size_t len, int bounce, int what) {
   struct gexi_ofi *o = O();
   if (!bounce) {
     OFI_RETRY(fi_inject(o->ep, buf, len, j), what, "fi_inject");
@@ -161,6 +147,7 @@ static void send_wire(gex_Rank_t j, void *buf, size_t len, int bounce, int what)
   op->ev_kind = GEXI_EV_NET;
   op->kind = OFI_OP_FREE;
   op->bounce = buf;
+  op->peer = j;
   void *desc = pool_desc();
   struct iovec iov = {buf, len};
   struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
@@ -185,9 +172,10 @@ static void send_credit(gex_Rank_t j, int what) {
   struct ofi_wire *w = bounce ? gexi_ofi_pool_get(what) : (struct ofi_wire *)(void *)stack;
   memset(w, 0, len);
   take_owed(p, w);
+  w->token = p->tok_tx; /* set: we owe credit only to a peer we admitted */
   w->type = OFI_WIRE_CREDIT;
   w->h.src = gexi_ctx.rank;
-  send_wire(j, w, len, bounce, what);
+  gexi_ofi_send_wire(j, w, len, bounce, what);
 }
 
 /* Pay back debts that reached the threshold (explicit credit messages). */
@@ -229,6 +217,9 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
   size_t hl = OFI_WIRE_HDR_LEN(h->nargs);
   size_t len = OFI_ROUND8(hl + body);
 
+  /* Once per peer: the handshake that makes it admit us (ofi_auth.c). */
+  if (GEXI_UNLIKELY(!atomic_load_explicit(&p->tx_ok, memory_order_acquire)))
+    gexi_ofi_auth_connect(j, what);
   int64_t cost = o->multi_recv ? (int64_t)len : (int64_t)o->wire_max;
   if (spend_credit(p, ch, cost, flags, what)) return 1;
   uint64_t stack[OFI_STACK_WIRE / 8];
@@ -260,10 +251,11 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
   }
   memset(w, 0, offsetof(struct ofi_wire, h));
   take_owed(p, w);
+  w->token = p->tok_tx;
   w->type = packed ? OFI_WIRE_LONG_PACKED : OFI_WIRE_AM;
   memcpy(&w->h, h, hl - offsetof(struct ofi_wire, h));
   if (body) memcpy((char *)w + hl, payload, body);
-  send_wire(j, w, len, bounce, what);
+  gexi_ofi_send_wire(j, w, len, bounce, what);
   if (wrote) gexi_ofi_wait_op(&wop, what); /* the payload is reusable on return */
   return 0;
 }
@@ -272,24 +264,97 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
 /* An aligned copy for a Medium payload the provider placed unaligned. */
 static _Thread_local uint64_t aligned_payload[(GEXI_AM_MAX_MEDIUM + 7) / 8];
 
-/* Handle one received message; drops the reference on rx unless deferred. */
-static void handle_msg(const void *msg, size_t len, struct ofi_rxbuf *rx, int what) {
+static inline void rx_release(struct ofi_rxbuf *rx) {
+  if (rx) rx_unref(rx);
+}
+
+/* Drop a message (see gexi_ofi_drop) and release its buffer. */
+static void drop(fi_addr_t src, size_t len, struct ofi_rxbuf *rx, const char *why,
+                 const char *field) {
+  gexi_ofi_drop(src, len, why, field);
+  rx_release(rx);
+}
+
+/* Take the credits a message returns.  A peer can return no more than we
+ * spent: a return that would lift a channel above its full credit is
+ * refused (and undone), and the message dropped. */
+static const char *take_credit(struct ofi_peer *p, const struct ofi_wire *w) {
   struct gexi_ofi *o = O();
+  int64_t after[2] = {0, 0};
+  for (int c = 0; c < 2; c++)
+    if (w->credit[c])
+      after[c] = atomic_fetch_add_explicit(&p->credit[c], w->credit[c], memory_order_acq_rel) +
+                 (int64_t)w->credit[c];
+  if (GEXI_LIKELY(after[0] <= o->credit_bytes && after[1] <= o->credit_bytes)) return NULL;
+  for (int c = 0; c < 2; c++)
+    if (w->credit[c])
+      atomic_fetch_sub_explicit(&p->credit[c], (int64_t)w->credit[c], memory_order_acq_rel);
+  return after[0] > o->credit_bytes ? "credit[0] (more than was spent)"
+                                    : "credit[1] (more than was spent)";
+}
+
+void gexi_ofi_handle_msg(const void *msg, size_t len, fi_addr_t src_addr, struct ofi_rxbuf *rx,
+                         int what) {
+  struct gexi_ofi *o = O();
+  /* Everything up to the message type must be there before any field is read. */
+  if (GEXI_UNLIKELY(len < offsetof(struct ofi_wire, h))) {
+    drop(o->have_source ? src_addr : FI_ADDR_NOTAVAIL, len, rx, "truncated message", "length");
+    return;
+  }
   struct ofi_wire w;
-  size_t take = len < sizeof w ? len : sizeof w;
-  memcpy(&w, msg, take);
-  gex_Rank_t src = w.h.src;
-  if (GEXI_UNLIKELY(src >= gexi_ctx.size)) gexi_fatal("network: malformed message (%zu bytes)", len);
+  memcpy(&w, msg, len < sizeof w ? len : sizeof w);
+  gex_Rank_t src;
+  if (GEXI_LIKELY(o->have_source)) {
+    /* The sender is who the provider says it is; a field of the message is
+     * never believed. */
+    if (GEXI_UNLIKELY(src_addr >= gexi_ctx.size)) {
+      drop(FI_ADDR_NOTAVAIL, len, rx, "unknown source", NULL);
+      return;
+    }
+    src = (gex_Rank_t)src_addr;
+  } else {
+    /* No FI_SOURCE: the claimed sender, which the token must then prove. */
+    if (w.type == OFI_WIRE_AUTH)
+      src = len >= OFI_AUTH_MSG_LEN ? ((const struct ofi_auth_msg *)msg)->from : GEX_RANK_INVALID;
+    else
+      src = len >= OFI_WIRE_HDR_LEN(0) ? w.h.src : GEX_RANK_INVALID;
+    if (GEXI_UNLIKELY(src >= gexi_ctx.size)) {
+      drop(FI_ADDR_NOTAVAIL, len, rx, "unknown claimed source", NULL);
+      return;
+    }
+  }
+  if (GEXI_UNLIKELY(w.type == OFI_WIRE_AUTH)) {
+    gexi_ofi_auth_recv(src, msg, len);
+    rx_release(rx);
+    return;
+  }
   struct ofi_peer *p = &o->peers[src];
-  if (w.credit[0]) atomic_fetch_add_explicit(&p->credit[0], w.credit[0], memory_order_acq_rel);
-  if (w.credit[1]) atomic_fetch_add_explicit(&p->credit[1], w.credit[1], memory_order_acq_rel);
-  w.credit[0] = w.credit[1] = 0;
+  if (GEXI_UNLIKELY(!atomic_load_explicit(&p->rx_ok, memory_order_acquire))) {
+    drop(src, len, rx, "the rank has not been admitted (no handshake with the job's secret)",
+         NULL);
+    return;
+  }
+  if (GEXI_UNLIKELY(w.token != p->tok_rx)) {
+    drop(src, len, rx,
+         "wrong session token (someone else may be using the rank's address)", NULL);
+    return;
+  }
+  const char *bad = gexi_ofi_check(&w, len);
+  if (GEXI_UNLIKELY(bad)) {
+    drop(src, len, rx, "malformed message", bad);
+    return;
+  }
+  if ((w.credit[0] | w.credit[1]) && GEXI_UNLIKELY((bad = take_credit(p, &w)))) {
+    drop(src, len, rx, "malformed message", bad);
+    return;
+  }
   if (w.type == OFI_WIRE_CREDIT) {
-    rx_unref(rx);
+    rx_release(rx);
     return;
   }
   if (w.h.is_req && what == GEXI_POLL_REPLIES) {
     /* Keep it (credits already taken into account) for a full poll. */
+    w.credit[0] = w.credit[1] = 0;
     memcpy((void *)msg, &w, offsetof(struct ofi_wire, h)); /* credits consumed once */
     pthread_mutex_lock(&o->defer_lock);
     if (o->ndeferred == o->deferred_cap) {
@@ -299,10 +364,11 @@ static void handle_msg(const void *msg, size_t len, struct ofi_rxbuf *rx, int wh
       o->deferred = d;
       o->deferred_cap = cap;
     }
-    o->deferred[o->ndeferred++] = (struct ofi_deferred){msg, len, rx};
+    o->deferred[o->ndeferred++] = (struct ofi_deferred){msg, len, rx, src};
     pthread_mutex_unlock(&o->defer_lock);
     return;
   }
+  w.h.src = src;
   int ch = w.h.is_req ? 0 : 1;
   uint32_t cost = o->multi_recv ? (uint32_t)len : (uint32_t)o->wire_max;
   uint32_t owed = atomic_fetch_add_explicit(&p->owed[ch], cost, memory_order_relaxed) + cost;
@@ -315,7 +381,7 @@ static void handle_msg(const void *msg, size_t len, struct ofi_rxbuf *rx, int wh
     payload = aligned_payload;
   }
   gexi_am_deliver(&w.h, payload);
-  rx_unref(rx);
+  rx_release(rx);
 }
 
 static int run_deferred(void) {
@@ -327,7 +393,8 @@ static int run_deferred(void) {
   o->deferred = NULL;
   o->ndeferred = o->deferred_cap = 0;
   pthread_mutex_unlock(&o->defer_lock);
-  for (size_t i = 0; i < n; i++) handle_msg(d[i].msg, d[i].len, d[i].rx, GEXI_POLL_ALL);
+  for (size_t i = 0; i < n; i++)
+    gexi_ofi_handle_msg(d[i].msg, d[i].len, d[i].src, d[i].rx, GEXI_POLL_ALL);
   free(d);
   return (int)n;
 }
@@ -348,21 +415,40 @@ static void complete_op(struct ofi_op *op) {
   atomic_store_explicit(&op->done, 1, memory_order_release);
 }
 
-static GEXI_NORETURN void cq_error(void) {
+/* An error completion.  A failed receive is a message that could not be
+ * received (a stranger's oversized message is truncated): dropped like any
+ * bad message, never fatal.  Any other failure ends the job, naming the
+ * operation's peer. */
+static void cq_error(void) {
   struct gexi_ofi *o = O();
   struct fi_cq_err_entry err;
   memset(&err, 0, sizeof err);
   char buf[256] = "";
-  if (fi_cq_readerr(o->cq, &err, 0) > 0)
-    fi_cq_strerror(o->cq, err.prov_errno, err.err_data, buf, sizeof buf);
+  if (fi_cq_readerr(o->cq, &err, 0) <= 0) return;
+  fi_cq_strerror(o->cq, err.prov_errno, err.err_data, buf, sizeof buf);
+  if (err.flags & FI_RECV) {
+    gexi_ofi_drop(FI_ADDR_NOTAVAIL, err.len, "a receive failed", fi_strerror(err.err));
+    if (err.op_context && ((err.flags & FI_MULTI_RECV) || !o->multi_recv))
+      rx_unref((struct ofi_rxbuf *)((char *)err.op_context - offsetof(struct ofi_rxbuf, fctx)));
+    return;
+  }
+  const char *what = (err.flags & FI_RECV)     ? "receive"
+                     : (err.flags & FI_ATOMIC) ? "native atomic"
+                     : (err.flags & FI_READ)   ? "get"
+                     : (err.flags & FI_WRITE)  ? "put"
+                                               : "send";
+  /* The operation's own context names its peer (receives have none). */
+  if (!(err.flags & FI_RECV) && err.op_context) {
+    const struct ofi_op *op =
+        (const struct ofi_op *)((char *)err.op_context - offsetof(struct ofi_op, fctx));
+    gexi_fatal_peer(op->peer,
+                    "network (libfabric %s): a %s with rank %u failed: %s%s%s (rank %u died or "
+                    "is unreachable)",
+                    o->prov_name, what, (unsigned)op->peer, fi_strerror(err.err),
+                    buf[0] ? ": " : "", buf, (unsigned)op->peer);
+  }
   gexi_fatal("network (libfabric %s): a %s failed: %s%s%s (a peer died or is unreachable)",
-             o->prov_name,
-             (err.flags & FI_RECV)     ? "receive"
-             : (err.flags & FI_ATOMIC) ? "native atomic"
-             : (err.flags & FI_READ)   ? "get"
-             : (err.flags & FI_WRITE)  ? "put"
-                                       : "send",
-             fi_strerror(err.err), buf[0] ? ": " : "", buf);
+             o->prov_name, what, fi_strerror(err.err), buf[0] ? ": " : "", buf);
 }
 
 int gexi_ofi_poll(int what) {
@@ -370,15 +456,21 @@ int gexi_ofi_poll(int what) {
   int n = 0;
   if (what == GEXI_POLL_ALL) n += run_deferred();
   struct fi_cq_data_entry e[OFI_CQ_BATCH];
-  ssize_t r = fi_cq_read(o->cq, e, OFI_CQ_BATCH);
-  if (r == -FI_EAVAIL) cq_error();
+  fi_addr_t from[OFI_CQ_BATCH];
+  ssize_t r = o->have_source ? fi_cq_readfrom(o->cq, e, OFI_CQ_BATCH, from)
+                             : fi_cq_read(o->cq, e, OFI_CQ_BATCH);
+  if (r == -FI_EAVAIL) {
+    cq_error();
+    return n;
+  }
   for (ssize_t i = 0; i < r; i++) {
     if (e[i].flags & FI_RECV) {
       struct ofi_rxbuf *rx =
           (struct ofi_rxbuf *)((char *)e[i].op_context - offsetof(struct ofi_rxbuf, fctx));
       if (e[i].len) {
         atomic_fetch_add_explicit(&rx->refs, 1, memory_order_relaxed);
-        handle_msg(e[i].buf, e[i].len, rx, what);
+        gexi_ofi_handle_msg(e[i].buf, e[i].len, o->have_source ? from[i] : FI_ADDR_UNSPEC, rx,
+                            what);
         n++;
       }
       if ((e[i].flags & FI_MULTI_RECV) || !o->multi_recv) rx_unref(rx);

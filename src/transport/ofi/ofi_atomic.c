@@ -249,6 +249,7 @@ gex_Event_t gexi_ofi_atomic(const char *fn, gex_Rank_t j, gex_DT_t dt, gex_OP_t 
   else
     c = gexi_ofi_op_new(OFI_OP_EVENT);
   c->bounce = buf;
+  c->peer = j;
 
   void *res = buf + 2, *rdesc = pdesc;
   if ((op & GEXI_AD_FETCHING_OPS) && result_p) {

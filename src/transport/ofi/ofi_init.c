@@ -43,12 +43,14 @@ static int is_loopback(const struct fi_info *fi) {
   return 0;
 }
 
-static struct fi_info *make_hints(const char *prov, int want_dc, int want_saw, int want_atomic) {
+static struct fi_info *make_hints(const char *prov, int want_dc, int want_saw, int want_atomic,
+                                  int want_source) {
   struct fi_info *h = fi_allocinfo();
   if (!h) gexi_fatal("out of memory");
   h->ep_attr->type = FI_EP_RDM;
   h->caps = FI_MSG | FI_RMA | FI_MULTI_RECV | FI_SEND | FI_RECV | FI_READ | FI_WRITE |
-            FI_REMOTE_READ | FI_REMOTE_WRITE | (want_atomic ? FI_ATOMIC : 0);
+            FI_REMOTE_READ | FI_REMOTE_WRITE | (want_atomic ? FI_ATOMIC : 0) |
+            (want_source ? FI_SOURCE : 0);
   h->mode = FI_CONTEXT | FI_CONTEXT2;
   h->domain_attr->mr_mode =
       FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
@@ -167,11 +169,15 @@ void gexi_ofi_start(int one_host) {
   const char *prov = getenv("GEX_OFI_PROVIDER");
   /* Try for delivery-complete writes and send-after-write order first; fall
    * back to what the provider has (and flush / wait instead). */
+  /* The sender of every message should come from the provider (FI_SOURCE,
+   * ofi_auth.c); a provider without it is used with the claimed sender
+   * checked by the session token alone. */
   struct fi_info *list = NULL, *chosen = NULL;
-  int dc = 0, saw = 0;
-  static const int tries[][2] = {{1, 1}, {1, 0}, {0, 1}, {0, 0}};
-  for (int t = 0; t < 4 && !chosen; t++) {
-    struct fi_info *hints = make_hints(prov, tries[t][0], tries[t][1], 0);
+  int dc = 0, saw = 0, src = 0;
+  static const int tries[][3] = {{1, 1, 1}, {1, 0, 1}, {0, 1, 1}, {0, 0, 1},
+                                 {1, 1, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}};
+  for (int t = 0; t < 8 && !chosen; t++) {
+    struct fi_info *hints = make_hints(prov, tries[t][0], tries[t][1], 0, tries[t][2]);
     int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
     fi_freeinfo(hints);
     if (rc) {
@@ -182,6 +188,7 @@ void gexi_ofi_start(int one_host) {
     if (chosen) {
       dc = tries[t][0];
       saw = tries[t][1];
+      src = tries[t][2];
       o->info = fi_dupinfo(chosen);
     }
     fi_freeinfo(list);
@@ -198,7 +205,7 @@ void gexi_ofi_start(int one_host) {
    * send-after-write order; if none fits, the endpoint has no atomics. */
   if (gexi_ofi_atomic_wanted(o->info->fabric_attr->prov_name)) {
     for (int try_saw = saw; try_saw >= 0 && !o->atomic_caps; try_saw--) {
-      struct fi_info *hints = make_hints(o->info->fabric_attr->prov_name, dc, try_saw, 1);
+      struct fi_info *hints = make_hints(o->info->fabric_attr->prov_name, dc, try_saw, 1, src);
       if (o->info->domain_attr->name)
         hints->domain_attr->name = strdup(o->info->domain_attr->name);
       struct fi_info *alist = NULL;
@@ -225,9 +232,14 @@ void gexi_ofi_start(int one_host) {
   o->write_flags = dc ? FI_DELIVERY_COMPLETE : 0;
   o->order_saw = saw || (fi->tx_attr->msg_order & FI_ORDER_SAW);
   o->flush_with_read = !dc;
+  /* udp;ofi_rxd (libfabric 1.17) reports source 0 for every message, so its
+   * FI_SOURCE is not believed: there the session token alone proves the
+   * claimed sender. */
+  o->have_source = src && (fi->caps & FI_SOURCE) && !strstr(o->prov_name, "ofi_rxd");
   o->wire_max = OFI_ROUND8(OFI_WIRE_HDR_LEN(GEXI_AM_MAX_ARGS) + GEXI_AM_MAX_MEDIUM);
-  atomic_init(&o->next_key, 2);
   open_resources(o);
+
+  gexi_ofi_auth_init(one_host);
 
   /* Exchange addresses; a jobrank is its own fi_addr_t (FI_AV_TABLE). */
   struct ofi_addr_rec mine;
@@ -267,11 +279,12 @@ void gexi_ofi_start(int one_host) {
   gexi_ofi_am_setup();
   gexi_ctx.net = &ofi_ops;
   if (getenv("GEX_OFI_VERBOSE") && gexi_ctx.rank == 0)
-    fprintf(stderr, "libgex: network provider %s, domain %s, inject %zu, mr_mode 0x%llx%s%s%s\n",
+    fprintf(stderr, "libgex: network provider %s, domain %s, inject %zu, mr_mode 0x%llx%s%s%s%s\n",
             o->prov_name, fi->domain_attr->name, o->inject_size, (unsigned long long)o->mr_mode,
             dc ? ", delivery-complete writes" : ", writes flushed by a read",
             o->order_saw ? ", send-after-write order" : "",
-            o->atomic_caps ? ", FI_ATOMIC" : "");
+            o->atomic_caps ? ", FI_ATOMIC" : "",
+            o->have_source ? ", FI_SOURCE" : ", no FI_SOURCE (senders proved by token only)");
 }
 
 void gexi_ofi_at_exit(void) {

@@ -2,8 +2,12 @@
  *
  * The segment is registered once, at attach, for remote reads and writes
  * (and local use, for FI_MR_LOCAL providers).  Mode bits honoured:
- *   FI_MR_PROV_KEY   the provider picks the key; otherwise we ask for key 1
- *                    (keys only need to be unique within our own domain);
+ *   FI_MR_PROV_KEY   the provider picks the key; otherwise we ask for a
+ *                    random 64-bit key (sec/random.c), so that a process
+ *                    outside the job cannot name the segment: the keys are
+ *                    exchanged only through the bootstrap (docs/security.md).
+ *                    Temporary and AM-buffer registrations get random keys
+ *                    too (they allow no remote access in any case);
  *   FI_MR_VIRT_ADDR  remote addresses are virtual addresses; otherwise they
  *                    are offsets from the start of the peer's segment;
  *   FI_MR_ENDPOINT   the region is bound to the endpoint and enabled;
@@ -12,12 +16,19 @@
  *                    registration made for one operation.
  * Every peer's key is learnt in the attach exchange (core/segment.c).
  */
+#include "sec/random.h"
 #include "transport/ofi/ofi.h"
 
-static struct fid_mr *reg(const void *buf, size_t len, uint64_t access, uint64_t key) {
+/* Register buf; the requested key is random (ignored under FI_MR_PROV_KEY),
+ * and drawn again in the unlikely case that it is taken already. */
+struct fid_mr *gexi_ofi_reg(const void *buf, size_t len, uint64_t access) {
   struct gexi_ofi *o = gexi_ctx.ofi;
   struct fid_mr *mr;
-  ssize_t rc = fi_mr_reg(o->domain, buf, len, access, 0, key, 0, &mr, NULL);
+  ssize_t rc;
+  int tries = 0;
+  do
+    rc = fi_mr_reg(o->domain, buf, len, access, 0, gexi_random_u64(), 0, &mr, NULL);
+  while (rc == -FI_ENOKEY && ++tries < 8);
   if (rc) gexi_ofi_fail("fi_mr_reg", rc);
   if (o->mr_mode & FI_MR_ENDPOINT) {
     if ((rc = fi_mr_bind(mr, &o->ep->fid, 0))) gexi_ofi_fail("fi_mr_bind", rc);
@@ -29,7 +40,7 @@ static struct fid_mr *reg(const void *buf, size_t len, uint64_t access, uint64_t
 void gexi_ofi_seg_register(void *base, uintptr_t size, uint64_t *key) {
   struct gexi_ofi *o = gexi_ctx.ofi;
   uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE | FI_SEND | FI_RECV;
-  o->seg_mr = reg(base, size, access, 1);
+  o->seg_mr = gexi_ofi_reg(base, size, access);
   o->seg_desc = fi_mr_desc(o->seg_mr);
   o->seg_base = (uintptr_t)base;
   o->seg_size = size;
@@ -51,6 +62,6 @@ void *gexi_ofi_local_desc(const void *buf, size_t len, uint64_t access, struct f
   if (o->seg_mr && a >= o->seg_base && a - o->seg_base <= o->seg_size &&
       len <= o->seg_size - (a - o->seg_base))
     return o->seg_desc;
-  *tmp = reg(buf, len, access, atomic_fetch_add(&o->next_key, 1));
+  *tmp = gexi_ofi_reg(buf, len, access);
   return fi_mr_desc(*tmp);
 }

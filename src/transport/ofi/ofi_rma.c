@@ -24,8 +24,6 @@
 
 #include "transport/ofi/ofi.h"
 
-void *gexi_ofi_pool_get(int what);
-void gexi_ofi_pool_put(void *buf);
 
 struct ofi_op *gexi_ofi_op_new(int kind) {
   struct ofi_op *op = calloc(1, sizeof *op);
@@ -75,6 +73,7 @@ static void post_write(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
   struct fid_mr *tmp = NULL;
   void *desc = (flags & FI_INJECT) ? NULL : gexi_ofi_local_desc(src, nbytes, FI_WRITE, &tmp);
   if (tmp) op->tmp_mr = tmp; /* FI_MR_LOCAL: callers pass an op whenever a registration may be made */
+  if (op) op->peer = j;
   struct iovec iov = {(void *)src, nbytes};
   struct fi_rma_iov riov = {gexi_ofi_raddr(j, dest), nbytes, o->peers[j].key};
   struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
@@ -89,6 +88,7 @@ static void post_read(gex_Rank_t j, void *dest, const void *src, size_t nbytes, 
   struct fid_mr *tmp = NULL;
   void *desc = gexi_ofi_local_desc(dest, nbytes, FI_READ, &tmp);
   if (tmp) op->tmp_mr = tmp;
+  if (op) op->peer = j;
   struct iovec iov = {dest, nbytes};
   struct fi_rma_iov riov = {gexi_ofi_raddr(j, src), nbytes, o->peers[j].key};
   struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,

@@ -22,13 +22,28 @@ struct gexi_amq_slot *gexi_shm_am_reserve_slow(gex_Rank_t local_index, int is_re
   return s;
 }
 
+/* A slot whose header a buggy peer process corrupted (the queues are shared
+ * memory): say so and skip it.  Handler mismatches are left to
+ * gexi_am_deliver, which reports them as misuse. */
+__attribute__((noinline, cold)) static void bad_slot(const struct gexi_amq_slot *s, const char *field) {
+  gexi_say("shared-memory AM queue: dropped a corrupted message (claimed source %u): bad "
+           "field %s", (unsigned)s->hdr.src, field);
+}
+
 /* Drain up to one queue's worth of messages from q. */
 static int drain(struct gexi_amq *q) {
   int count = 0;
   uint64_t pos;
   struct gexi_amq_slot *s;
   while (count < (int)q->capacity && (s = gexi_amq_take(q, &pos))) {
-    if (s->hdr.category != GEXI_AM_NOP) gexi_am_deliver(&s->hdr, s->payload);
+    if (s->hdr.category != GEXI_AM_NOP) {
+      const char *bad = gexi_am_check_frame(&s->hdr);
+      if (GEXI_LIKELY(!bad) && GEXI_UNLIKELY(s->hdr.src >= gexi_ctx.size)) bad = "src";
+      if (GEXI_LIKELY(!bad))
+        gexi_am_deliver(&s->hdr, s->payload);
+      else
+        bad_slot(s, bad);
+    }
     gexi_amq_release(q, s, pos);
     count++;
   }

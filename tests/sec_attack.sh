@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# tests/sec_attack.sh -- attack a running 2-rank job from outside (label security).
+#
+# usage: sec_attack.sh [--netns] GEXRUN VICTIM ATTACKER MODE PROVIDER
+#
+# Starts VICTIM (t_sec_victim) as a 2-rank job whose ranks talk through the
+# network provider PROVIDER: on one host with GEX_SUPERNODE_MAXSIZE=1
+# (loopback), or with --netns on two "hosts" (network namespaces, see
+# netns/netns.sh; rank 0 in the first, rank 1 in the second).  When the job
+# says it is ready, ATTACKER (sec_attack) attacks each rank in MODE (rma:
+# guessed memory keys; am: forged, truncated, oversized and mutated
+# messages) -- with --netns from inside the first namespace, so rank 1 is
+# attacked across the virtual wire and rank 0 from its own host.  Then the
+# job checks that nothing changed and that it still works.
+#
+# Passes when every attack failed (ATTACKER exits 0), the job printed PASS
+# and exited 0, in mode am every rank reported the dropped messages in one
+# line per source ("network: dropped a message ..."), and nothing of the
+# job is left.  Exit 0 pass, 1 fail, 77 skip (with a SKIP line).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+netns=0
+if [ "${1:-}" = --netns ]; then
+  netns=1
+  shift
+fi
+[ $# = 5 ] || { echo "usage: sec_attack.sh [--netns] GEXRUN VICTIM ATTACKER MODE PROVIDER" >&2; exit 2; }
+gexrun=$1 victim=$2 attacker=$3 mode=$4 prov=$5
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/gex_attack.XXXXXX")
+chmod 755 "$dir" # the shm attacker runs as another user
+ns1= ns2= job=
+cleanup() {
+  [ -n "$job" ] && kill -9 "$job" 2>/dev/null
+  [ -n "$ns1" ] && "$here/netns/netns.sh" down "$ns1" "$ns2"
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() {
+  echo "--- job output:"
+  cat "$dir/out" 2>/dev/null
+  echo "sec_attack.sh: FAILED: $*"
+  exit 1
+}
+
+run_attacker() { # rank
+  if [ "$prov" = shm ] && [ "$mode" = rma ]; then
+    # libfabric's shm provider ignores memory keys: what keeps strangers out
+    # is that its region is a mode-0600 file of the job's user (and that
+    # cross-memory copies need ptrace rights).  So the stranger here is a
+    # process of another user.
+    if [ "$(id -u)" != 0 ]; then
+      echo "SKIP: the shm attack runs the attacker as another user (needs root)"
+      return 77
+    fi
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$attacker" "$mode" "$prov" \
+      "$dir/rank$1.addr" 2
+  elif [ "$netns" = 1 ]; then
+    ip netns exec "$ns1" "$attacker" "$mode" "$prov" "$dir/rank$1.addr" 2
+  else
+    "$attacker" "$mode" "$prov" "$dir/rank$1.addr" 2
+  fi
+}
+
+if [ "$netns" = 1 ]; then
+  ns1="gexat$$x${RANDOM}a"
+  ns2="${ns1%a}b"
+  "$here/netns/netns.sh" up "$ns1" "$ns2"
+  rc=$?
+  [ "$rc" = 77 ] && exit 77
+  [ "$rc" = 0 ] || { echo "sec_attack.sh: FAILED: cannot set up the namespaces"; exit 1; }
+  GEX_RSH="ip netns exec" GEX_OFI_PROVIDER=$prov \
+    "$gexrun" -n 2 --hosts "$ns1:1,$ns2:1" "$victim" "$dir" >"$dir/out" 2>&1 &
+else
+  GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=$prov "$gexrun" -n 2 "$victim" "$dir" >"$dir/out" 2>&1 &
+fi
+job=$!
+
+# The job publishes its addresses, then says it is ready (bounded wait).
+for _ in $(seq 1 600); do
+  [ -e "$dir/ready" ] && break
+  kill -0 "$job" 2>/dev/null || break
+  sleep 0.1
+done
+[ -e "$dir/ready" ] || fail "the job never became ready"
+
+attack_rc=0
+for r in 0 1; do
+  out=$(run_attacker "$r" 2>&1)
+  rc=$?
+  echo "rank $r: $out"
+  [ "$rc" = 77 ] && { echo "$out" | grep SKIP; exit 77; }
+  [ "$rc" = 0 ] || attack_rc=1
+done
+touch "$dir/done"
+
+for _ in $(seq 1 600); do
+  kill -0 "$job" 2>/dev/null || break
+  sleep 0.1
+done
+kill -0 "$job" 2>/dev/null && fail "the job did not end after the attack"
+wait "$job"
+status=$?
+job=
+[ "$attack_rc" = 0 ] || fail "an attack succeeded"
+[ "$status" = 0 ] || fail "the job exited with status $status"
+grep -q '^PASS ' "$dir/out" || fail "no PASS line"
+if [ "$mode" = am ]; then
+  for r in 0 1; do
+    grep -q "libgex: rank $r: network: dropped a message" "$dir/out" ||
+      fail "rank $r did not report the dropped messages"
+  done
+fi
+grep 'libgex: rank' "$dir/out"
+grep '^PASS ' "$dir/out"
+echo "sec_attack.sh: ok ($mode, $prov$([ "$netns" = 1 ] && echo ', two network namespaces'))"
+exit 0

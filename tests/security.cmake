@@ -1,0 +1,58 @@
+# tests/security.cmake -- the security tests (label "security"; docs/security.md).
+#
+#   t_siphash            known-answer test of the SipHash-2-4 MAC (published vectors)
+add_executable(t_siphash t_siphash.c ${CMAKE_SOURCE_DIR}/src/sec/siphash.c)
+target_include_directories(t_siphash PRIVATE ${CMAKE_SOURCE_DIR}/src)
+add_test(NAME t_siphash COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --
+         $<TARGET_FILE:t_siphash> @TOKEN@)
+set_tests_properties(t_siphash PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT} LABELS "security"
+                     ENVIRONMENT "${_gex_env}" SKIP_RETURN_CODE 77)
+
+# Attacks from outside the job (sec_attack.sh): an endpoint of the same
+# provider reads and writes a rank's segment with guessed keys (rma), or
+# sends forged, truncated, oversized and mutated messages (am); on loopback
+# and across two network namespaces.
+if(GEX_HAVE_OFI)
+  gex_test_program(t_sec_victim)
+  target_include_directories(t_sec_victim PRIVATE ${CMAKE_SOURCE_DIR}/src ${GEX_FABRIC_INCLUDE})
+  add_executable(sec_attack sec_attack.c)
+  target_include_directories(sec_attack PRIVATE ${CMAKE_SOURCE_DIR}/src ${GEX_FABRIC_INCLUDE}
+                             ${CMAKE_SOURCE_DIR}/include ${CMAKE_BINARY_DIR}/include)
+  target_link_libraries(sec_attack PRIVATE ${GEX_FABRIC_LIB})
+  set(_sec_provs "tcp|tcp$<SEMICOLON>ofi_rxm" "udp|udp$<SEMICOLON>ofi_rxd" "shm|shm")
+  foreach(pv IN LISTS _sec_provs)
+    string(REPLACE "|" ";" f "${pv}")
+    list(GET f 0 tag)
+    list(GET f 1 prov)
+    foreach(mode rma am)
+      foreach(where lo netns)
+        if(where STREQUAL "netns" AND tag STREQUAL "shm")
+          continue() # shm reaches one host only
+        endif()
+        set(_opt)
+        if(where STREQUAL "netns")
+          set(_opt --netns)
+        endif()
+        gex_add_driver_test(sec_attack_${mode}_${tag}_${where} LABELS "security;net"
+          COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/sec_attack.sh ${_opt}
+                  $<TARGET_FILE:gexrun> $<TARGET_FILE:t_sec_victim> $<TARGET_FILE:sec_attack>
+                  ${mode} "${prov}")
+      endforeach()
+    endforeach()
+  endforeach()
+  set_tests_properties(sec_attack_rma_shm_lo sec_attack_am_shm_lo PROPERTIES RUN_SERIAL ON)
+endif()
+
+# The receive path fuzzed in-process (t_sec_fuzz): seeds, mutations, junk.
+if(GEX_HAVE_OFI)
+  gex_test_program(t_sec_fuzz)
+  target_include_directories(t_sec_fuzz PRIVATE ${CMAKE_SOURCE_DIR}/src ${GEX_FABRIC_INCLUDE})
+  foreach(pv "tcp|tcp$<SEMICOLON>ofi_rxm" "udp|udp$<SEMICOLON>ofi_rxd")
+    string(REPLACE "|" ";" f "${pv}")
+    list(GET f 0 tag)
+    list(GET f 1 prov)
+    gex_add_net_run(${tag}fuzz t_sec_fuzz 2 GEX_SUPERNODE_MAXSIZE=1 "GEX_OFI_PROVIDER=${prov}")
+    set_property(TEST net_${tag}fuzz_t_sec_fuzz_n2 APPEND PROPERTY LABELS security)
+  endforeach()
+endif()
+
