@@ -58,16 +58,19 @@ int gasnet_coll_try_sync_all(gasnet_coll_handle_t *phandle, size_t numhandles) {
 }
 
 void gasnet_coll_wait_sync(gasnet_coll_handle_t handle) {
+  gexi_lcoll_op_of(handle, "gasnet_coll_wait_sync");
   while (gasnet_coll_try_sync(handle) != GASNET_OK) {
   }
 }
 
 void gasnet_coll_wait_sync_some(gasnet_coll_handle_t *phandle, size_t numhandles) {
+  for (size_t i = 0; i < numhandles; i++) gexi_lcoll_op_of(phandle[i], "gasnet_coll_wait_sync_some");
   while (gasnet_coll_try_sync_some(phandle, numhandles) != GASNET_OK) {
   }
 }
 
 void gasnet_coll_wait_sync_all(gasnet_coll_handle_t *phandle, size_t numhandles) {
+  for (size_t i = 0; i < numhandles; i++) gexi_lcoll_op_of(phandle[i], "gasnet_coll_wait_sync_all");
   while (gasnet_coll_try_sync_all(phandle, numhandles) != GASNET_OK) {
   }
 }
