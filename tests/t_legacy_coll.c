@@ -4,7 +4,8 @@
  * SINGLE addresses, every IN/OUT synchronisation mode, several sizes
  * (empty, one byte, one and several AM fragments) and roots; several
  * operations in flight synchronised by every try/wait form and mixed with
- * gex_Coll_BroadcastNB; and the named team barriers.
+ * gex_Coll_BroadcastNB, with a second thread polling meanwhile; and the
+ * named team barriers.
  *
  * The sync modes are checked for what they promise:
  *   IN_ALLSYNC  -- each rank's source is written by another rank with a
@@ -19,6 +20,7 @@
 #include "test_util.h"
 
 #include <gasnet_coll.h>
+#include <pthread.h>
 
 enum kind { BCAST, SCATTER, GATHER, GATHER_ALL, EXCHANGE, NKINDS };
 static const char *const kind_name[NKINDS] = {"broadcast", "scatter", "gather", "gather_all",
@@ -380,6 +382,15 @@ static void barriers(void) {
   test_log0("barriers: done");
 }
 
+/* A thread that only polls, so that handlers run concurrently with the
+ * main thread's initiations and syncs (as with testcoll -p). */
+static atomic_int stop_polling;
+static void *poller(void *arg) {
+  (void)arg;
+  while (!atomic_load(&stop_polling)) gasnet_AMPoll();
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   test_seg_size_fn = seg_size_for;
   test_init(&argc, &argv, "t_legacy_coll", 0, NULL, 0);
@@ -390,7 +401,11 @@ int main(int argc, char **argv) {
   unsigned char *tmp = malloc(half_size());
   CHECK(tmp);
   sweep(tmp);
+  pthread_t th;
+  CHECK(pthread_create(&th, NULL, poller, NULL) == 0);
   in_flight(tmp);
+  atomic_store(&stop_polling, 1);
+  CHECK(pthread_join(th, NULL) == 0);
   barriers();
   free(tmp);
   gasnet_coll_dumpTuningState(NULL, GASNET_TEAM_ALL);
