@@ -72,9 +72,13 @@ struct gexi_lcoll_early {
 
 #define GEXI_LCOLL_BUCKETS 64
 
-/* The room's whole state: one per process. */
+/* The whole state of the legacy collectives: one per process.  'lock'
+ * guards the operations, the early messages and next_seq; the fields from
+ * tm to h_data are written once, by gexi_lcoll_setup under init_lock,
+ * before 'ready' is set (release), and only read after; 'barriers' is
+ * guarded by barrier_lock. */
 struct gexi_lcoll_ctx {
-  gex_HSL_t lock; /* guards everything below but 'ready' set-up and the barrier list */
+  gex_HSL_t lock;
   int ready;      /* handlers registered in every rank of the team */
   gex_TM_t tm;    /* the primordial team */
   gex_Rank_t rank, size;
