@@ -34,4 +34,7 @@ gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_
 }
 #endif
 
+/* The GASNet-1 prototype collectives (gasnet_coll_*). */
+#include <gasnet_coll_legacy.h>
+
 #endif

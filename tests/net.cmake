@@ -44,7 +44,7 @@ foreach(t IN LISTS GEX_NET_SUITE)
 endforeach()
 # Atomics, teams, collectives and VIS (issue 5's suite) over the network too.
 set(GEX_NET_SUITE5 t_atomic t_atomic_contend t_atomic_order t_coll t_team t_collam t_vis t_vis_pc
-    t_vis_am)
+    t_vis_am t_legacy_coll)
 foreach(t IN LISTS GEX_NET_SUITE5)
   gex_add_net_run(tcp ${t} 3 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
   gex_add_net_run(mix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
