@@ -1,5 +1,7 @@
 /* core/context.c -- the process-wide context and the per-thread state. */
 #include "core/context.h"
 
-struct gexi_context gexi_ctx;
+struct gexi_context gexi_ctx = {
+    .teams_lock = PTHREAD_MUTEX_INITIALIZER,
+};
 _Thread_local struct gexi_thread_state gexi_tls;

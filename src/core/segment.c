@@ -71,6 +71,7 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
   struct seg_info *all = calloc(gexi_ctx.size, sizeof *all);
   if (!all) gexi_fatal("out of memory");
   gexi_ctx.boot->allgather(gexi_ctx.boot, &mine, all, sizeof mine);
+  pthread_mutex_lock(&gexi_ctx.teams_lock); /* the job's table changes */
   for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
     gexi_Peer_t *p = &gexi_ctx.peers[j];
     if (p->local) {
@@ -86,6 +87,8 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     if (gexi_ctx.net) gexi_ctx.net->seg_peer(j, all[j].net_key);
     gexi_ctx.ep.pair_tm->peers[j] = *p;
   }
+  gexi_peers_sync_locked(); /* teams the client made before attaching */
+  pthread_mutex_unlock(&gexi_ctx.teams_lock);
   gexi_bootstrap_barrier(gexi_ctx.boot); /* every peer mapped our segment */
   close(fd);
   free(all);
