@@ -72,7 +72,8 @@ void gexi_shm_map_node(const struct gexi_proc_info *all) {
   n->ctrl = calloc(n->nlocal, sizeof *n->ctrl);
   n->req = calloc(n->nlocal, sizeof *n->req);
   n->rep = calloc(n->nlocal, sizeof *n->rep);
-  if (!n->ctrl || !n->req || !n->rep) gexi_fatal("out of memory");
+  n->pid = calloc(n->nlocal, sizeof *n->pid);
+  if (!n->ctrl || !n->req || !n->rep || !n->pid) gexi_fatal("out of memory");
   for (gex_Rank_t i = 0; i < n->nlocal; i++) {
     gex_Rank_t j = gexi_ctx.nbrhd_jobranks[i];
     struct gexi_shm_ctrl *c =
@@ -82,6 +83,7 @@ void gexi_shm_map_node(const struct gexi_proc_info *all) {
     n->ctrl[i] = c;
     n->req[i] = (struct gexi_amq *)((char *)c + c->req_off);
     n->rep[i] = (struct gexi_amq *)((char *)c + c->rep_off);
+    n->pid[i] = all[j].pid;
   }
 }
 
