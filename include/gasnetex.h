@@ -350,5 +350,7 @@ int gasnet_hsl_trylock(gasnet_hsl_t *hsl);
 
 #include <gex/gex_inline.h>
 #include <gex/gex_am_forms.h>
+/* Segments and endpoints made by the client, memory kinds' handle. */
+#include <gex/gex_segment_ep.h>
 
 #endif /* GASNETEX_H */

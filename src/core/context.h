@@ -28,7 +28,18 @@ struct gexi_Segment {
   uintptr_t size;
   gex_Flags_t flags;
   void *cdata;
+  gex_MK_t kind;      /* GEX_MK_HOST or a host-class kind (core/mk.c) */
+  uint64_t id;        /* GEXI_SEG_ID_ATTACH, or a number of this process from gex_Segment_Create */
+  /* Memory libgex allocated (gex_Segment_Create with a NULL address): an
+   * anonymous shared-memory object whose descriptor stays open for the
+   * segment's life, so that neighbours can map it whenever it is published.
+   * -1: client memory, or the gex_Segment_Attach segment (mapped at attach). */
+  int fd;
+  gex_EP_t ep;        /* bound to this endpoint, or NULL */
+  bool net_registered; /* registered with the network transport (at bind) */
+  uint64_t net_key;
 };
+#define GEXI_SEG_ID_ATTACH 1
 
 /* Team object (also used for TM-pairs).  A gex_TM_t points at peers[0];
  * 'head' sits right before it (see gex/gex_inline.h). */
@@ -120,6 +131,7 @@ struct gexi_context {
    * segment became known (gexi_peers_sync_locked).  Guarded by teams_lock. */
   struct gexi_team *live_teams;
   pthread_mutex_t teams_lock;
+  _Atomic uint64_t next_segment_id; /* gex_Segment_Create numbers (from 2) */
 
   /* Set (by the bootstrap's watchdog) when another rank called gasnet_exit:
    * the next poll in this process exits with exit_code. */

@@ -78,8 +78,10 @@ void gexi_shm_map_node(const struct gexi_proc_info *all);
 void gexi_shm_init_done(void);
 
 /* Anonymous shared memory: create (returns fd, maps it at *addr) and map a
- * peer's (by pid and fd number). */
+ * peer's (by pid and fd number).  gexi_shm_try_create returns -1 (errno
+ * set) instead of ending the job. */
 int gexi_shm_create(const char *what, size_t bytes, void **addr);
+int gexi_shm_try_create(const char *what, size_t bytes, void **addr);
 void *gexi_shm_map_peer(const char *what, int32_t pid, int32_t fd, size_t bytes);
 
 /* Sending an AM on the node: reserve a slot in the target's request or

@@ -24,6 +24,22 @@ int gexi_shm_create(const char *what, size_t bytes, void **addr) {
   return fd;
 }
 
+int gexi_shm_try_create(const char *what, size_t bytes, void **addr) {
+  int fd = memfd_create(what, MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  void *p = MAP_FAILED;
+  if (ftruncate(fd, (off_t)bytes) == 0)
+    p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  *addr = p;
+  return fd;
+}
+
 void *gexi_shm_map_peer(const char *what, int32_t pid, int32_t fd, size_t bytes) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, (int)fd);
