@@ -36,66 +36,68 @@ typedef uint32_t gex_EP_Capabilities_t;
  * Values are the reference implementation's (clients pin some of them and
  * pass others across library boundaries as plain integers).  Each group is
  * disjoint within the calls that accept it; groups for unrelated calls
- * reuse bits. */
+ * reuse bits.  They are plain unsigned constants, without a cast, so that
+ * the preprocessor can compare them (#if), as clients do; gex_Flags_t is
+ * unsigned int, so their type is gex_Flags_t all the same. */
 
 /* Communication calls (RMA, AM, atomics, VIS). */
-#define GEX_FLAG_IMMEDIATE           ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_LC_COPY_YES         ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_LC_COPY_NO          ((gex_Flags_t)1u << 2)
-#define GEX_FLAG_SELF_SEG_UNKNOWN    ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_SELF_SEG_SOME       ((gex_Flags_t)1u << 4)
-#define GEX_FLAG_SELF_SEG_BOUND      ((gex_Flags_t)1u << 5)
-#define GEX_FLAG_SELF_SEG_OFFSET     ((gex_Flags_t)1u << 6)
-#define GEX_FLAG_PEER_SEG_UNKNOWN    ((gex_Flags_t)1u << 7)
-#define GEX_FLAG_PEER_SEG_SOME       ((gex_Flags_t)1u << 8)
-#define GEX_FLAG_PEER_SEG_BOUND      ((gex_Flags_t)1u << 9)
-#define GEX_FLAG_PEER_SEG_OFFSET     ((gex_Flags_t)1u << 10)
-#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT ((gex_Flags_t)1u << 11)
-#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC  ((gex_Flags_t)1u << 12)
-#define GEX_FLAG_RANK_IS_JOBRANK     ((gex_Flags_t)1u << 13)
-#define GEX_FLAG_PEER_NEVER_NBRHD    ((gex_Flags_t)1u << 14)
-#define GEX_FLAG_PEER_NEVER_SELF     ((gex_Flags_t)1u << 15)
+#define GEX_FLAG_IMMEDIATE           (1u << 0)
+#define GEX_FLAG_LC_COPY_YES         (1u << 1)
+#define GEX_FLAG_LC_COPY_NO          (1u << 2)
+#define GEX_FLAG_SELF_SEG_UNKNOWN    (1u << 3)
+#define GEX_FLAG_SELF_SEG_SOME       (1u << 4)
+#define GEX_FLAG_SELF_SEG_BOUND      (1u << 5)
+#define GEX_FLAG_SELF_SEG_OFFSET     (1u << 6)
+#define GEX_FLAG_PEER_SEG_UNKNOWN    (1u << 7)
+#define GEX_FLAG_PEER_SEG_SOME       (1u << 8)
+#define GEX_FLAG_PEER_SEG_BOUND      (1u << 9)
+#define GEX_FLAG_PEER_SEG_OFFSET     (1u << 10)
+#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT (1u << 11)
+#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC  (1u << 12)
+#define GEX_FLAG_RANK_IS_JOBRANK     (1u << 13)
+#define GEX_FLAG_PEER_NEVER_NBRHD    (1u << 14)
+#define GEX_FLAG_PEER_NEVER_SELF     (1u << 15)
 /* Initiation calls whose root event may have leaves (VIS Put). */
-#define GEX_FLAG_ENABLE_LEAF_LC      ((gex_Flags_t)1u << 11)
+#define GEX_FLAG_ENABLE_LEAF_LC      (1u << 11)
 
 /* Atomic operations (gex_AD_Op*): with IMMEDIATE, RANK_IS_JOBRANK and the
  * segment hints above. */
-#define GEX_FLAG_AD_REL              ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_AD_ACQ              ((gex_Flags_t)1u << 2)
-#define GEX_FLAG_AD_MY_RANK          ((gex_Flags_t)1u << 11)
-#define GEX_FLAG_AD_MY_NBRHD         ((gex_Flags_t)1u << 12)
+#define GEX_FLAG_AD_REL              (1u << 1)
+#define GEX_FLAG_AD_ACQ              (1u << 2)
+#define GEX_FLAG_AD_MY_RANK          (1u << 11)
+#define GEX_FLAG_AD_MY_NBRHD         (1u << 12)
 /* gex_AD_Create */
-#define GEX_FLAG_AD_FAVOR_MY_RANK    ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_AD_FAVOR_MY_NBRHD   ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_AD_FAVOR_REMOTE     ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_AD_FAVOR_MY_RANK    (1u << 0)
+#define GEX_FLAG_AD_FAVOR_MY_NBRHD   (1u << 1)
+#define GEX_FLAG_AD_FAVOR_REMOTE     (1u << 2)
 
 /* Team construction (gex_TM_Split, gex_TM_Create) and destruction. */
-#define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_TM_GLOBAL_SCRATCH   ((gex_Flags_t)1u << 2)
-#define GEX_FLAG_TM_LOCAL_SCRATCH    ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_TM_SYMMETRIC_SCRATCH ((gex_Flags_t)1u << 4)
-#define GEX_FLAG_TM_NO_SCRATCH       ((gex_Flags_t)1u << 5)
-#define GEX_FLAG_SCRATCH_SEG_OFFSET  ((gex_Flags_t)1u << 6)
-#define GEX_FLAG_GLOBALLY_QUIESCED   ((gex_Flags_t)1u << 13)
+#define GEX_FLAG_TM_SCRATCH_SIZE_MIN (1u << 0)
+#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED (1u << 1)
+#define GEX_FLAG_TM_GLOBAL_SCRATCH   (1u << 2)
+#define GEX_FLAG_TM_LOCAL_SCRATCH    (1u << 3)
+#define GEX_FLAG_TM_SYMMETRIC_SCRATCH (1u << 4)
+#define GEX_FLAG_TM_NO_SCRATCH       (1u << 5)
+#define GEX_FLAG_SCRATCH_SEG_OFFSET  (1u << 6)
+#define GEX_FLAG_GLOBALLY_QUIESCED   (1u << 13)
 
 /* gex_Client_Init */
-#define GEX_FLAG_USES_GASNET1        ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_DEFER_THREADS       ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_USES_GASNET1        (1u << 0)
+#define GEX_FLAG_DEFER_THREADS       (1u << 1)
 
 /* Hints to gex_Segment_Create / gex_EP_Create about what will use the
  * memory or the endpoint (accepted; libgex has no accelerated paths). */
-#define GEX_FLAG_HINT_ACCEL_AD       ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_HINT_ACCEL_COLL     ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_HINT_ACCEL_AD       (1u << 0)
+#define GEX_FLAG_HINT_ACCEL_COLL     (1u << 1)
 #define GEX_FLAG_HINT_ACCEL_ALL      (GEX_FLAG_HINT_ACCEL_AD | GEX_FLAG_HINT_ACCEL_COLL)
 
 /* AM handler registration flags (gex_AM_Entry_t.gex_flags) */
-#define GEX_FLAG_AM_SHORT    ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_AM_MEDIUM   ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_AM_LONG     ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_AM_SHORT    (1u << 0)
+#define GEX_FLAG_AM_MEDIUM   (1u << 1)
+#define GEX_FLAG_AM_LONG     (1u << 2)
 #define GEX_FLAG_AM_MEDLONG  (GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG)
-#define GEX_FLAG_AM_REQUEST  ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_AM_REPLY    ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_AM_REQUEST  (1u << 3)
+#define GEX_FLAG_AM_REPLY    (1u << 4)
 #define GEX_FLAG_AM_REQREP   (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
 
 /* ---- endpoint capabilities ------------------------------------------- */

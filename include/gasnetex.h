@@ -306,6 +306,9 @@ gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags);
 
 /* ---- barrier ----------------------------------------------------------------- */
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
+/* Blocking form (not in the specification; the reference provides it):
+ * gex_Event_Wait(gex_Coll_BarrierNB(tm, flags)); returns GASNET_OK. */
+int gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags);
 
 /* ---- handler-safe locks ---------------------------------------------------------- */
 typedef struct {
@@ -361,5 +364,7 @@ int gasnet_hsl_trylock(gasnet_hsl_t *hsl);
 
 #include <gex/gex_inline.h>
 #include <gex/gex_am_forms.h>
+/* Segments and endpoints made by the client, memory kinds' handle. */
+#include <gex/gex_segment_ep.h>
 
 #endif /* GASNETEX_H */

@@ -19,7 +19,7 @@ endif()
 
 set(GEX_NET_SUITE t_queries t_rma t_rma_val t_rma_lc t_rma_bounds t_events t_nbi t_barrier
     t_am_args t_am_medium t_am_long t_am_tokeninfo t_am_register t_am_npam t_am_immediate
-    t_am_lc t_hsl t_mt_stress t_loopback t_big_tls)
+    t_am_lc t_hsl t_mt_stress t_loopback t_big_tls t_segment_create t_mk)
 
 # gex_add_net_run(<tag> <test> <ranks> <env...>): gexrun -n <ranks> <test> with the
 # environment given ("NAME=VALUE" words; a ';' in a value is written as $<SEMICOLON>).
@@ -73,6 +73,15 @@ gex_add_net_run(tcpvisrma t_vis 3 GEX_SUPERNODE_MAXSIZE=1 GEX_VIS_PACK_MAX=0 ${_
 gex_add_net_run(tcpvis64 t_vis 3 GEX_SUPERNODE_MAXSIZE=1 GEX_VIS_PACK_MAX=64 ${_tcp})
 foreach(t t_am_medium t_am_long t_am_npam t_am_immediate t_mt_stress t_loopback)
   gex_add_net_run(credit ${t} 4 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1 ${_tcp})
+endforeach()
+# Segments made by the client (the suite above runs t_segment_create's mixed
+# mode): every rank's segment client memory, or allocated by libgex, both
+# through the network only and in two "nodes" of two ranks.
+foreach(m client library)
+  gex_add_net_run(tcp${m} t_segment_create 4 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_SEGMENT_MODE=${m} ${_tcp})
+  gex_add_net_run(mix${m} t_segment_create 4 GEX_SUPERNODE_MAXSIZE=2 GEX_TEST_SEGMENT_MODE=${m} ${_tcp})
+  set_property(TEST net_tcp${m}_t_segment_create_n4 net_mix${m}_t_segment_create_n4
+               APPEND PROPERTY LABELS segment)
 endforeach()
 
 # Two "hosts" (network namespaces joined by a veth pair, tests/netns/), two

@@ -67,8 +67,7 @@ static void start_watchdog(void) {
 }
 
 /* ---- start and end ---------------------------------------------------------- */
-void test_init_flags(int *argc, char ***argv, const char *name, uintptr_t seg_size,
-                     gex_AM_Entry_t *handlers, size_t nhandlers, gex_Flags_t init_flags) {
+void test_init_client(int *argc, char ***argv, const char *name, gex_Flags_t init_flags) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   T.name = name;
   start_watchdog();
@@ -89,7 +88,12 @@ void test_init_flags(int *argc, char ***argv, const char *name, uintptr_t seg_si
 
   const char *exp = getenv("GEX_TEST_EXPECT_RANKS");
   if (exp && *exp) CHECKF((long)T.size == atol(exp), "job size %u, expected %s", T.size, exp);
+}
 
+void test_init_flags(int *argc, char ***argv, const char *name, uintptr_t seg_size,
+                     gex_AM_Entry_t *handlers, size_t nhandlers, gex_Flags_t init_flags) {
+  test_init_client(argc, argv, name, init_flags);
+  int rc;
   uintptr_t page = GASNET_PAGESIZE;
   if (test_seg_size_fn) seg_size = test_seg_size_fn(T.rank, T.size);
   if (seg_size == 0) seg_size = page;

@@ -80,6 +80,10 @@ void test_log0(const char *fmt, ...) TEST_PRINTF(1, 2);
  * Also checks GEX_TEST_EXPECT_RANKS (set by ctest) against the job size. */
 void test_init_flags(int *argc, char ***argv, const char *name, uintptr_t seg_size,
                      gex_AM_Entry_t *handlers, size_t nhandlers, gex_Flags_t init_flags);
+/* Only the first part of test_init_flags: gex_Client_Init, watchdog, the
+ * GEX_TEST_EXPECT_RANKS check; no segment, no handlers, no barrier (for
+ * tests that make their segment themselves). */
+void test_init_client(int *argc, char ***argv, const char *name, gex_Flags_t init_flags);
 /* When set before test_init, gives the segment size of each rank (the
  * seg_size argument is then ignored). */
 extern uintptr_t (*test_seg_size_fn)(gex_Rank_t rank, gex_Rank_t size);

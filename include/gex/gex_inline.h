@@ -33,7 +33,12 @@ extern "C" {
 /* One entry per member of a team, indexed by team rank.
  * Invariant: seg_base/seg_size describe the member's bound segment in the
  * owner's address space (seg_size == 0: no segment known).  When 'local'
- * is non-zero the segment is mapped in this process at seg_base + delta. */
+ * is non-zero the segment is mapped in this process at seg_base + delta;
+ * 'local' is clear for members on other nodes and for neighbours whose
+ * segment is client memory (gex_Segment_Create with an address), which the
+ * out-of-line path reaches.  The segment fields of an entry change only
+ * when that member's segment becomes known (gex_Segment_Attach,
+ * gex_EP_BindSegment, gex_EP_PublishBoundSegment), and never again after. */
 typedef struct gexi_Peer {
   uintptr_t seg_base;
   uintptr_t seg_size;

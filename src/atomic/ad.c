@@ -153,11 +153,15 @@ static bool want_native(const struct gexi_AD *ad, const char **why) {
  * on-node targets and this process included, and every member must decide
  * alike: the members' votes are combined (minimum) by a reduction. */
 static bool select_impl(struct gexi_AD *ad) {
+  /* all_local: every member in this neighbourhood -- the same answer in
+   * every member, as the reduction below needs.  A neighbour whose segment
+   * is client memory (not mapped here: peer entry 'local' clear) is served
+   * by impl_remote, so that is AM even then: the target's CPU performs it. */
   bool all_local = true, synced = false;
   for (gex_Rank_t r = 0; r < ad->size; r++)
-    if (!ad->peers[r].local) all_local = false;
+    if (gexi_ctx.local_index[ad->peers[r].jobrank] == GEX_RANK_INVALID) all_local = false;
   ad->impl_local = GEXI_AD_IMPL_CPU;
-  ad->impl_remote = all_local ? GEXI_AD_IMPL_NONE : GEXI_AD_IMPL_AM;
+  ad->impl_remote = GEXI_AD_IMPL_AM;
   const char *why = "the team is on this node";
   if (!all_local) {
     const uint32_t mine = want_native(ad, &why) ? 1 : 0;
@@ -267,7 +271,7 @@ void gexi_ad_bad(const char *fn, gex_AD_t ad, gex_DT_t dt, size_t size, const vo
   if ((flags & GEX_FLAG_AD_MY_RANK) && rank != ad->rank)
     gexi_fatal("%s: GEX_FLAG_AD_MY_RANK, but rank %u is not this rank (%u)", fn, (unsigned)rank,
                (unsigned)ad->rank);
-  if ((flags & GEX_FLAG_AD_MY_NBRHD) && !p->local)
+  if ((flags & GEX_FLAG_AD_MY_NBRHD) && gexi_ctx.local_index[p->jobrank] == GEX_RANK_INVALID)
     gexi_fatal("%s: GEX_FLAG_AD_MY_NBRHD, but rank %u is not in this neighbourhood", fn,
                (unsigned)rank);
   gexi_fatal("%s: invalid arguments", fn); /* not reached */

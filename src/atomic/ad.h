@@ -5,12 +5,13 @@
  * How a target is served is decided once, by gex_AD_Create, and stored in
  * the domain (see docs/atomics.md):
  *
- *   impl_local   targets on this node (peer entry 'local' != 0).
+ *   impl_local   targets whose segment is mapped here (peer entry 'local'
+ *                != 0: on this node, memory libgex allocated).
  *                GEXI_AD_IMPL_CPU: __atomic operations on the target's
  *                segment, mapped here at address + delta.  GEXI_AD_IMPL_AM
  *                only under the testing switch GEX_AD_FORCE_AM=1.
- *   impl_remote  targets on other nodes.  GEXI_AD_IMPL_NONE when every
- *                member of the team is on this node; otherwise
+ *   impl_remote  the other targets: on other nodes, or neighbours whose
+ *                segment is client memory (not mapped here).
  *                GEXI_AD_IMPL_AM (atomic/ad_am.c), or GEXI_AD_IMPL_NET (the
  *                provider's atomics, transport/ofi/ofi_atomic.c) when the
  *                members agree on it (GEX_AD_NATIVE policy, and the provider
@@ -90,7 +91,8 @@ static inline bool gexi_ad_ok(gex_AD_t ad, gex_DT_t dt, size_t size, const void 
   if (GEXI_UNLIKELY(flags & (GEX_FLAG_AD_MY_RANK | GEX_FLAG_AD_MY_NBRHD))) {
     if ((flags & GEX_FLAG_AD_MY_RANK) && (flags & GEX_FLAG_AD_MY_NBRHD)) return false;
     if ((flags & GEX_FLAG_AD_MY_RANK) && rank != ad->rank) return false;
-    if ((flags & GEX_FLAG_AD_MY_NBRHD) && !p->local) return false;
+    if ((flags & GEX_FLAG_AD_MY_NBRHD) && gexi_ctx.local_index[p->jobrank] == GEX_RANK_INVALID)
+      return false;
   }
   return true;
 }

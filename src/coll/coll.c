@@ -302,6 +302,11 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
   return start(e);
 }
 
+int gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags) {
+  gex_Event_Wait(gex_Coll_BarrierNB(tm, flags));
+  return GASNET_OK;
+}
+
 gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src,
                                  size_t nbytes, gex_Flags_t flags) {
   (void)flags;

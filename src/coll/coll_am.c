@@ -234,7 +234,11 @@ int gexi_coll_team_am(struct gexi_team *t) {
   if (!t->coll_path) {
     struct gexi_coll_am *c = gexi_ctx.coll_am;
     gex_Rank_t nlocal = 0;
-    for (gex_Rank_t i = 0; i < t->head.size; i++) nlocal += t->peers[i].local != 0;
+    /* Neighbourhood membership, not 'local' (whether the member's segment
+     * is mapped here, which differs between members for a segment of
+     * client memory): the choice must be the same in every member. */
+    for (gex_Rank_t i = 0; i < t->head.size; i++)
+      nlocal += gexi_ctx.local_index[t->peers[i].jobrank] != GEX_RANK_INVALID;
     if (nlocal == t->head.size && !c->force)
       t->coll_path = GEXI_COLL_PATH_SHM;
     else if (c->force || !c->hier)

@@ -274,5 +274,5 @@ void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM
   if (client_p) *client_p = &gexi_ctx.client;
   if (endpoint_p) *endpoint_p = &gexi_ctx.ep;
   if (tm_p) *tm_p = gexi_tm_handle(gexi_ctx.tm);
-  if (segment_p) *segment_p = gexi_ctx.segment_attached ? &gexi_ctx.segment : GEX_SEGMENT_INVALID;
+  if (segment_p) *segment_p = gexi_ctx.ep.segment; /* attached or bound; may be INVALID */
 }

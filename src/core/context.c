@@ -1,5 +1,8 @@
 /* core/context.c -- the process-wide context and the per-thread state. */
 #include "core/context.h"
 
-struct gexi_context gexi_ctx;
+struct gexi_context gexi_ctx = {
+    .teams_lock = PTHREAD_MUTEX_INITIALIZER,
+    .next_segment_id = GEXI_SEG_ID_ATTACH + 1,
+};
 _Thread_local struct gexi_thread_state gexi_tls;

@@ -28,7 +28,18 @@ struct gexi_Segment {
   uintptr_t size;
   gex_Flags_t flags;
   void *cdata;
+  gex_MK_t kind;      /* GEX_MK_HOST or a host-class kind (core/mk.c) */
+  uint64_t id;        /* GEXI_SEG_ID_ATTACH, or a number of this process from gex_Segment_Create */
+  /* Memory libgex allocated (gex_Segment_Create with a NULL address): an
+   * anonymous shared-memory object whose descriptor stays open for the
+   * segment's life, so that neighbours can map it whenever it is published.
+   * -1: client memory, or the gex_Segment_Attach segment (mapped at attach). */
+  int fd;
+  gex_EP_t ep;        /* bound to this endpoint, or NULL */
+  bool net_registered; /* registered with the network transport (at bind) */
+  uint64_t net_key;
 };
+#define GEXI_SEG_ID_ATTACH 1
 
 /* Team object (also used for TM-pairs).  A gex_TM_t points at peers[0];
  * 'head' sits right before it (see gex/gex_inline.h). */
@@ -60,6 +71,7 @@ struct gexi_team {
   struct gexi_coll_hier *hier;  /* hierarchical path: node layout (coll/coll_hier.c; lazy) */
   void *scratch_addr;           /* client scratch (NULL: none given) */
   size_t scratch_size;
+  struct gexi_team *live_next;  /* gexi_ctx.live_teams list (client-visible teams only) */
   struct gexi_TM_head head;
   gexi_Peer_t peers[]; /* by team rank */
 };
@@ -113,6 +125,13 @@ struct gexi_context {
   struct gexi_team *tm; /* primordial team */
   struct gexi_Segment segment;
   bool segment_attached;
+  /* Teams whose peer tables follow the job's (core/team.c): every team the
+   * client made, besides the primordial team and the TM-pair, which are not
+   * on the list.  Bind and Publish rewrite the entries of a rank whose
+   * segment became known (gexi_peers_sync_locked).  Guarded by teams_lock. */
+  struct gexi_team *live_teams;
+  pthread_mutex_t teams_lock;
+  _Atomic uint64_t next_segment_id; /* gex_Segment_Create numbers (from 2) */
 
   /* Set (by the bootstrap's watchdog) when another rank called gasnet_exit:
    * the next poll in this process exits with exit_code. */
@@ -217,6 +236,17 @@ static inline struct gexi_team *gexi_tm(gex_TM_t tm) {
 static inline gex_TM_t gexi_tm_handle(struct gexi_team *t) { return (gex_TM_t)(void *)t->peers; }
 struct gexi_team *gexi_team_new(gex_Rank_t size, gex_Rank_t rank, bool is_pair);
 gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank);
+/* Copy the segment fields (base, size, delta, local) of the job's peer
+ * table into the TM-pair's and every client team's table, writing only the
+ * entries that differ (core/team.c).  Called with teams_lock held
+ * after the job's table changed (gex_EP_BindSegment, gex_EP_PublishBoundSegment,
+ * gex_Segment_Attach). */
+void gexi_peers_sync_locked(void);
+/* The live-team list (core/team.c): fill a new client team's table from
+ * the job's entries of its members (jobranks[team rank]) and add it; remove
+ * a team. */
+void gexi_team_link(struct gexi_team *t, const gex_Rank_t *jobranks);
+void gexi_team_unlink(struct gexi_team *t);
 
 /* Register the library's internal collective AM handlers and read the
  * collective settings (coll/coll_am.c); called once by gex_Client_Init. */

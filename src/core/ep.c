@@ -1,4 +1,4 @@
-/* core/ep.c -- endpoint queries and AM handler registration. */
+/* core/ep.c -- endpoint creation and queries, AM handler registration. */
 #include <stdio.h>
 
 #include "core/context.h"
@@ -11,6 +11,27 @@ gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) {
   return 0;
 }
 void gex_EP_SetCData(gex_EP_t ep, const void *val) { ep->cdata = (void *)val; }
+
+/* GASNET_MAXEPS is 1: the primordial endpoint is the only one.  Valid
+ * requests are refused with GASNET_ERR_RESOURCE, as the reference does in
+ * its configurations without multiple endpoints. */
+int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t capabilities,
+                  gex_Flags_t flags) {
+  gexi_check_init("gex_EP_Create");
+  const char *bad = !ep_p                          ? "ep_p is NULL"
+                    : client != &gexi_ctx.client   ? "not the client of this process"
+                    : !capabilities || capabilities & ~GEX_EP_CAPABILITY_ALL
+                        ? "capabilities must be a non-empty set of GEX_EP_CAPABILITY_*"
+                    : flags & ~GEX_FLAG_HINT_ACCEL_ALL ? "flags other than GEX_FLAG_HINT_ACCEL_*"
+                                                       : NULL;
+  if (bad) {
+    gexi_warn("gex_EP_Create: invalid argument: %s", bad);
+    return GASNET_ERR_BAD_ARG;
+  }
+  gexi_warn("gex_EP_Create: no endpoint beyond the primordial one (GASNET_MAXEPS is %d)",
+            GASNET_MAXEPS);
+  return GASNET_ERR_RESOURCE;
+}
 void *gex_EP_QueryCData(gex_EP_t ep) { return ep->cdata; }
 
 static int valid_entry_flags(gex_Flags_t f) {

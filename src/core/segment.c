@@ -1,4 +1,5 @@
-/* core/segment.c -- gex_Segment_Attach and the segment queries.
+/* core/segment.c -- gex_Segment_Attach and the segment queries (segments
+ * made by the client: core/segment_create.c and core/segment_bind.c).
  *
  * The segment is an anonymous shared-memory object (memfd).  Every process
  * of the node maps every other's segment, and the peer table records, per
@@ -48,8 +49,9 @@ uintptr_t gasnet_getMaxGlobalSegmentSize(void) { return gasnet_getMaxLocalSegmen
 
 int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
   gexi_check_can_communicate("gex_Segment_Attach");
-  if (gexi_ctx.segment_attached) {
-    gexi_warn("gex_Segment_Attach: a segment is already attached");
+  if (gexi_ctx.segment_attached || gexi_ctx.ep.segment) {
+    gexi_warn("gex_Segment_Attach: the endpoint already has a bound segment (%s)",
+              gexi_ctx.segment_attached ? "attached" : "gex_EP_BindSegment");
     return GASNET_ERR_RESOURCE;
   }
   if (tm != gexi_tm_handle(gexi_ctx.tm) || !segment_p) return GASNET_ERR_BAD_ARG;
@@ -71,6 +73,7 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
   struct seg_info *all = calloc(gexi_ctx.size, sizeof *all);
   if (!all) gexi_fatal("out of memory");
   gexi_ctx.boot->allgather(gexi_ctx.boot, &mine, all, sizeof mine);
+  pthread_mutex_lock(&gexi_ctx.teams_lock); /* the job's table changes */
   for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
     gexi_Peer_t *p = &gexi_ctx.peers[j];
     if (p->local) {
@@ -86,6 +89,8 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     if (gexi_ctx.net) gexi_ctx.net->seg_peer(j, all[j].net_key);
     gexi_ctx.ep.pair_tm->peers[j] = *p;
   }
+  gexi_peers_sync_locked(); /* teams the client made before attaching */
+  pthread_mutex_unlock(&gexi_ctx.teams_lock);
   gexi_bootstrap_barrier(gexi_ctx.boot); /* every peer mapped our segment */
   close(fd);
   free(all);
@@ -93,6 +98,12 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
   s->client = &gexi_ctx.client;
   s->addr = base;
   s->size = size;
+  s->kind = GEX_MK_HOST;
+  s->id = GEXI_SEG_ID_ATTACH;
+  s->fd = -1; /* closed: every neighbour mapped it above */
+  s->ep = &gexi_ctx.ep;
+  s->net_registered = gexi_ctx.net != NULL;
+  s->net_key = mine.net_key;
   gexi_ctx.ep.segment = s;
   gexi_ctx.segment_attached = true;
   *segment_p = s;
@@ -128,15 +139,5 @@ int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, voi
   if (rank >= GEXI_TM_SIZE(tm) || GEXI_TM_PEERS(tm)[rank].seg_size == 0)
     return GASNET_ERR_BAD_ARG;
   gex_EP_QueryBoundSegmentNB(tm, rank, owneraddr_p, localaddr_p, size_p, 0);
-  return GASNET_OK;
-}
-
-int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags) {
-  (void)eps;
-  (void)num_eps;
-  (void)flags;
-  /* Only primordial segments exist, and Attach already published them. */
-  gexi_check_can_communicate("gex_EP_PublishBoundSegment");
-  if (gexi_tm(tm)->is_pair) return GASNET_ERR_BAD_ARG;
   return GASNET_OK;
 }

@@ -1,4 +1,5 @@
-/* core/team.c -- team (gex_TM_t) queries, TM-pairs and rank translation. */
+/* core/team.c -- team (gex_TM_t) queries, TM-pairs and rank translation,
+ * the list of the client's teams whose peer tables follow the job's. */
 #include <stdlib.h>
 
 #include "core/context.h"
@@ -28,6 +29,51 @@ gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
     gexi_fatal("gex_TM_Pair: endpoint index %u does not exist (GASNET_MAXEPS is 1)",
                (unsigned)remote_ep_index);
   return gexi_tm_handle(local_ep->pair_tm);
+}
+
+void gexi_team_link(struct gexi_team *t, const gex_Rank_t *jobranks) {
+  pthread_mutex_lock(&gexi_ctx.teams_lock);
+  /* Copy under the lock: a segment published meanwhile is either in the
+   * copy or written into this table by gexi_peers_sync_locked. */
+  for (gex_Rank_t i = 0; i < t->head.size; i++) t->peers[i] = gexi_ctx.peers[jobranks[i]];
+  t->live_next = gexi_ctx.live_teams;
+  gexi_ctx.live_teams = t;
+  pthread_mutex_unlock(&gexi_ctx.teams_lock);
+}
+
+void gexi_team_unlink(struct gexi_team *t) {
+  pthread_mutex_lock(&gexi_ctx.teams_lock);
+  for (struct gexi_team **pp = &gexi_ctx.live_teams; *pp; pp = &(*pp)->live_next)
+    if (*pp == t) {
+      *pp = t->live_next;
+      break;
+    }
+  pthread_mutex_unlock(&gexi_ctx.teams_lock);
+}
+
+/* Every peer table holds copies of the job's entries of its members; when
+ * a segment becomes known (attach, bind, publication) the job's entry
+ * changes first and these functions carry it into the other tables. */
+static void sync_table(gexi_Peer_t *t, gex_Rank_t n) {
+  for (gex_Rank_t r = 0; r < n; r++) {
+    const gexi_Peer_t *g = &gexi_ctx.peers[t[r].jobrank];
+    gexi_Peer_t *p = &t[r];
+    /* Write only what changes: other threads may be reading other ranks'
+     * entries (and unchanged ones) of the same table right now. */
+    if (p->seg_base != g->seg_base || p->seg_size != g->seg_size || p->delta != g->delta ||
+        p->local != g->local) {
+      p->seg_base = g->seg_base;
+      p->seg_size = g->seg_size;
+      p->delta = g->delta;
+      p->local = g->local;
+    }
+  }
+}
+
+void gexi_peers_sync_locked(void) {
+  if (gexi_ctx.ep.pair_tm) sync_table(gexi_ctx.ep.pair_tm->peers, gexi_ctx.size);
+  for (struct gexi_team *t = gexi_ctx.live_teams; t; t = t->live_next)
+    sync_table(t->peers, t->head.size);
 }
 
 gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
@@ -128,11 +174,11 @@ static const struct gexi_shm_xchg *rec_of(const struct xchg_view *v, gex_Rank_t 
 
 static void check_scratch(const char *fn, void *addr, size_t size) {
 #if GEX_CHECKS
-  uintptr_t b = (uintptr_t)gexi_ctx.segment.addr, a = (uintptr_t)addr;
-  if (!gexi_ctx.segment_attached || a < b || size > gexi_ctx.segment.size ||
-      a - b > gexi_ctx.segment.size - size)
+  const struct gexi_Segment *s = gexi_ctx.ep.segment; /* attached or bound */
+  uintptr_t b = s ? (uintptr_t)s->addr : 0, a = (uintptr_t)addr;
+  if (!s || a < b || size > s->size || a - b > s->size - size)
     gexi_fatal("%s: scratch [%p,+%zu) outside the bound segment [%p,+%zu)", fn, addr, size,
-               gexi_ctx.segment.addr, (size_t)gexi_ctx.segment.size);
+               s ? s->addr : NULL, s ? (size_t)s->size : (size_t)0);
 #else
   (void)fn;
   (void)addr;
@@ -153,7 +199,7 @@ static struct gexi_team *build_team(struct gexi_team *p, const gex_Rank_t *jr, g
   t->ep = p->ep;
   t->flags = flags;
   t->slot = slot;
-  for (gex_Rank_t i = 0; i < n; i++) t->peers[i] = gexi_ctx.peers[jr[i]];
+  gexi_team_link(t, jr); /* copies the job's entries; later publications reach it too */
   /* Bases of the members on this node (both the shared-memory engine and
    * the hierarchical path count arrivals there; others: 0, unused). */
   t->bar_base = calloc(n, sizeof *t->bar_base);
@@ -319,8 +365,8 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
   if (me != GEX_RANK_INVALID && mode != GEX_FLAG_TM_NO_SCRATCH) {
     if (scratch_size == 0) gexi_fatal("%s: scratch_size 0 without GEX_FLAG_TM_NO_SCRATCH", fn);
     gex_Addr_t a = mode == GEX_FLAG_TM_GLOBAL_SCRATCH ? scratch_addrs[me] : scratch_addrs[0];
-    if (flags & GEX_FLAG_SCRATCH_SEG_OFFSET)
-      a = (char *)gexi_ctx.segment.addr + (uintptr_t)a;
+    if (flags & GEX_FLAG_SCRATCH_SEG_OFFSET && gexi_ctx.ep.segment)
+      a = (char *)gexi_ctx.ep.segment->addr + (uintptr_t)a;
     check_scratch(fn, a, scratch_size);
     my_scratch = a;
   }
@@ -390,6 +436,7 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
     scratch_p->gex_len = t->scratch_size;
     ret = 1;
   }
+  gexi_team_unlink(t);
   gexi_coll_hier_free(t);
   free(t->bar_base);
   free(t->mctrl);

@@ -1,12 +1,26 @@
-/* rma/rma_remote.c -- RMA to peers that are not mapped in this process:
- * handed to the off-node transport. */
+/* rma/rma_remote.c -- RMA to peers whose segment is not mapped in this
+ * process: a neighbour whose segment is client memory (copied through the
+ * kernel, transport/shm/shm_cma.c, complete at once), or a peer on another
+ * node (handed to the network transport). */
 #include "core/context.h"
+#include "transport/shm/shm.h"
 #include "transport/transport.h"
+
+static inline int is_neighbour(gex_Rank_t jobrank) {
+  return gexi_ctx.local_index[jobrank] != GEX_RANK_INVALID;
+}
 
 gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                 size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
                                 int mode) {
   gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+  if (is_neighbour(j)) {
+    gexi_shm_cma_write("gex_RMA_Put", j, dest, src, nbytes);
+    if (mode == GEXI_MODE_NB && lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER &&
+        lc_opt != GEX_EVENT_GROUP)
+      *lc_opt = GEX_EVENT_INVALID;
+    return GEX_EVENT_INVALID;
+  }
   if (!gexi_ctx.net) gexi_fatal("gex_RMA_Put: rank %u is not reachable (no network transport)", j);
   return gexi_ctx.net->put(j, dest, src, nbytes, lc_opt, flags, mode);
 }
@@ -14,6 +28,10 @@ gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
 gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                                 size_t nbytes, gex_Flags_t flags, int mode) {
   gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+  if (is_neighbour(j)) {
+    gexi_shm_cma_read("gex_RMA_Get", j, dest, src, nbytes);
+    return GEX_EVENT_INVALID;
+  }
   if (!gexi_ctx.net) gexi_fatal("gex_RMA_Get: rank %u is not reachable (no network transport)", j);
   return gexi_ctx.net->get(j, dest, src, nbytes, flags, mode);
 }

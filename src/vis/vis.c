@@ -1,6 +1,6 @@
 /* vis/vis.c -- Vector/Indexed/Strided Put and Get (gasnet_vis.h).
  *
- * On-node targets (peer entry 'local'): every contiguous chunk is one memcpy
+ * Targets mapped here (peer entry 'local'): every contiguous chunk is one memcpy
  * through the peer's address delta, so the operation is complete when the
  * initiation returns (NB: GEX_EVENT_INVALID; NBI: nothing outstanding;
  * GEX_FLAG_ENABLE_LEAF_LC: local completion has happened too).  Off-node
@@ -738,7 +738,9 @@ static gex_Event_t vis_remote(const char *fn, gex_TM_t tm, gex_Rank_t rank, cons
                               gex_Flags_t flags, int mode) {
   const gexi_Peer_t *p = GEXI_TM_PEERS(tm) + rank;
   const uint32_t cfg = vis_cfg();
-  if (!p->local && !gexi_ctx.net)
+  /* (a neighbour whose segment is client memory, not mapped here, is
+   * reached too: pieces by AM, or by RMA through the kernel) */
+  if (!p->local && !gexi_ctx.net && gexi_ctx.local_index[p->jobrank] == GEX_RANK_INVALID)
     gexi_fatal("%s: rank %u is not reachable (no network transport)", fn,
                (unsigned)gexi_tm_jobrank(tm, rank));
   const int pc = vis_pc.handler != 0;

@@ -64,6 +64,7 @@ struct gexi_shm_node {
   gex_Rank_t nlocal, me;          /* processes on this node; my index */
   struct gexi_shm_ctrl **ctrl;    /* by local index */
   struct gexi_amq **req, **rep;   /* by local index */
+  int32_t *pid;                   /* by local index: the process (shm_cma.c) */
   size_t ctrl_bytes;
   int ctrl_fd;                    /* my region's fd until peers mapped it */
 };
@@ -77,8 +78,10 @@ void gexi_shm_map_node(const struct gexi_proc_info *all);
 void gexi_shm_init_done(void);
 
 /* Anonymous shared memory: create (returns fd, maps it at *addr) and map a
- * peer's (by pid and fd number). */
+ * peer's (by pid and fd number).  gexi_shm_try_create returns -1 (errno
+ * set) instead of ending the job. */
 int gexi_shm_create(const char *what, size_t bytes, void **addr);
+int gexi_shm_try_create(const char *what, size_t bytes, void **addr);
 void *gexi_shm_map_peer(const char *what, int32_t pid, int32_t fd, size_t bytes);
 
 /* Sending an AM on the node: reserve a slot in the target's request or
@@ -95,8 +98,19 @@ static inline struct gexi_amq_slot *gexi_shm_am_reserve(gex_Rank_t local_index, 
   return gexi_shm_am_reserve_slow(local_index, is_req, flags, pos);
 }
 
-/* Medium: copy into the slot.  Long: the destination segment is mapped
- * here; write it before publishing, so the handler sees the data. */
+/* Copies into and out of the memory of a process of this node that is not
+ * mapped here -- a segment of client memory (gex_Segment_Create with an
+ * address) -- through the kernel (process_vm_writev/readv; shm_cma.c).
+ * Complete on return.  'fn' names the call in the message that ends the job
+ * when the kernel refuses. */
+void gexi_shm_cma_write(const char *fn, gex_Rank_t jobrank, void *remote, const void *local,
+                        size_t nbytes);
+void gexi_shm_cma_read(const char *fn, gex_Rank_t jobrank, void *local, const void *remote,
+                       size_t nbytes);
+
+/* Medium: copy into the slot.  Long: write the destination segment (mapped
+ * here, or through the kernel when it is client memory) before publishing,
+ * so the handler sees the data. */
 static inline void gexi_shm_am_finish(gex_Rank_t local_index, struct gexi_amq_slot *s,
                                       uint64_t pos, int category, const void *payload,
                                       size_t nbytes) {
@@ -104,8 +118,12 @@ static inline void gexi_shm_am_finish(gex_Rank_t local_index, struct gexi_amq_sl
     if (category == GEXI_AM_MEDIUM) {
       if (payload != s->payload) memcpy(s->payload, payload, nbytes);
     } else if (category == GEXI_AM_LONG) {
-      const gexi_Peer_t *p = &gexi_ctx.peers[gexi_ctx.nbrhd_jobranks[local_index]];
-      memcpy((char *)(uintptr_t)s->hdr.dest + p->delta, payload, nbytes);
+      gex_Rank_t j = gexi_ctx.nbrhd_jobranks[local_index];
+      const gexi_Peer_t *p = &gexi_ctx.peers[j];
+      if (GEXI_LIKELY(p->local))
+        memcpy((char *)(uintptr_t)s->hdr.dest + p->delta, payload, nbytes);
+      else
+        gexi_shm_cma_write("AM Long", j, (void *)(uintptr_t)s->hdr.dest, payload, nbytes);
     }
   }
   gexi_amq_publish(s, pos);

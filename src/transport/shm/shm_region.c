@@ -24,6 +24,22 @@ int gexi_shm_create(const char *what, size_t bytes, void **addr) {
   return fd;
 }
 
+int gexi_shm_try_create(const char *what, size_t bytes, void **addr) {
+  int fd = memfd_create(what, MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  void *p = MAP_FAILED;
+  if (ftruncate(fd, (off_t)bytes) == 0)
+    p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  *addr = p;
+  return fd;
+}
+
 void *gexi_shm_map_peer(const char *what, int32_t pid, int32_t fd, size_t bytes) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, (int)fd);
@@ -72,7 +88,8 @@ void gexi_shm_map_node(const struct gexi_proc_info *all) {
   n->ctrl = calloc(n->nlocal, sizeof *n->ctrl);
   n->req = calloc(n->nlocal, sizeof *n->req);
   n->rep = calloc(n->nlocal, sizeof *n->rep);
-  if (!n->ctrl || !n->req || !n->rep) gexi_fatal("out of memory");
+  n->pid = calloc(n->nlocal, sizeof *n->pid);
+  if (!n->ctrl || !n->req || !n->rep || !n->pid) gexi_fatal("out of memory");
   for (gex_Rank_t i = 0; i < n->nlocal; i++) {
     gex_Rank_t j = gexi_ctx.nbrhd_jobranks[i];
     struct gexi_shm_ctrl *c =
@@ -82,6 +99,7 @@ void gexi_shm_map_node(const struct gexi_proc_info *all) {
     n->ctrl[i] = c;
     n->req[i] = (struct gexi_amq *)((char *)c + c->req_off);
     n->rep[i] = (struct gexi_amq *)((char *)c + c->rep_off);
+    n->pid[i] = all[j].pid;
   }
 }
 

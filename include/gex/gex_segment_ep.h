@@ -1,0 +1,61 @@
+/* gex/gex_segment_ep.h -- libgex: segments and endpoints made by the client.
+ *
+ * Not for direct inclusion; gasnetex.h includes it.  The alternative to
+ * gex_Segment_Attach: a segment is created (gex_Segment_Create, memory of a
+ * kind: see gasnet_mk.h), bound to an endpoint (gex_EP_BindSegment) and made
+ * known to the other members of a team (gex_EP_PublishBoundSegment, declared
+ * in gasnetex.h).  libgex has one endpoint per process (GASNET_MAXEPS 1), so
+ * gex_EP_Create always refuses with GASNET_ERR_RESOURCE and a created segment
+ * can only be bound to the primordial endpoint.  See docs/segments.md.
+ */
+#ifndef GEX_SEGMENT_EP_H
+#define GEX_SEGMENT_EP_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A memory kind.  GEX_MK_HOST (host memory) is predefined; gex_MK_Create
+ * (gasnet_mk.h) makes others.  Values are the reference implementation's. */
+typedef struct gexi_MK *gex_MK_t;
+#define GEX_MK_INVALID ((gex_MK_t)0)
+#define GEX_MK_HOST ((gex_MK_t)(uintptr_t)1)
+/* The host class is the only one this build supports; GASNET_HAVE_MK_CLASS_
+ * CUDA_UVA, _HIP, _ZE and _MULTIPLE are deliberately left undefined. */
+#define GASNET_HAVE_MK_CLASS_HOST 1
+
+/* Create a segment of 'length' bytes of memory of 'kind' (GEX_MK_HOST or a
+ * host-class kind): at 'address' (client memory, any alignment), or, when
+ * 'address' is NULL, allocated by libgex (page-aligned, 'length' rounded up
+ * to GASNET_PAGESIZE, shareable with the neighbourhood).  Not collective.
+ * 'flags': 0 or GEX_FLAG_HINT_ACCEL_* (accepted, ignored).
+ * Returns GASNET_OK, GASNET_ERR_BAD_ARG or GASNET_ERR_RESOURCE. */
+int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address,
+                       uintptr_t length, gex_MK_t kind, gex_Flags_t flags);
+
+/* Destroy a segment that is not bound to an endpoint (a bound segment cannot
+ * be destroyed: there is no unbind).  Memory libgex allocated is released;
+ * client memory is left alone.  'flags' must be 0. */
+void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags);
+
+/* Create an endpoint with the given capabilities (GEX_EP_CAPABILITY_*) and
+ * flags (0 or GEX_FLAG_HINT_ACCEL_*).  With GASNET_MAXEPS 1 the primordial
+ * endpoint is the only one: valid arguments give GASNET_ERR_RESOURCE, invalid
+ * ones GASNET_ERR_BAD_ARG. */
+int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t capabilities,
+                  gex_Flags_t flags);
+
+/* Bind 'segment' to 'ep', which must have no bound segment yet (from this
+ * call or gex_Segment_Attach).  Local: the segment becomes the target of RMA
+ * and AM Long addressed to this endpoint once it is published
+ * (gex_EP_PublishBoundSegment).  'flags' must be 0.  Returns GASNET_OK or
+ * GASNET_ERR_BAD_ARG (invalid endpoint, segment or flags; a second binding). */
+int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GEX_SEGMENT_EP_H */

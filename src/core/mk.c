@@ -1,0 +1,80 @@
+/* core/mk.c -- memory kinds (gasnet_mk.h).
+ *
+ * This build supports host memory only.  GEX_MK_HOST is a constant, not an
+ * object; gex_MK_Create with GEX_MK_CLASS_HOST makes a kind object that
+ * counts the segments created with it, so that it is not destroyed under
+ * them.  The device classes are refused with GASNET_ERR_BAD_ARG, as the
+ * reference implementation does when it is built without them.
+ */
+#include <gasnet_mk.h>
+#include <stdlib.h>
+
+#include "core/context.h"
+#include "core/mk.h"
+
+#define GEXI_MK_MAGIC 0x6d6b696e64u /* "mkind": tells a kind object from garbage */
+
+struct gexi_MK {
+  uint64_t magic;
+  gex_Client_t client;
+  gex_MK_Class_t mk_class;
+  _Atomic uint64_t segments; /* live segments created with this kind */
+};
+
+static const char *class_name(gex_MK_Class_t c) {
+  switch (c) {
+    case GEX_MK_CLASS_HOST: return "GEX_MK_CLASS_HOST";
+    case GEX_MK_CLASS_CUDA_UVA: return "GEX_MK_CLASS_CUDA_UVA";
+    case GEX_MK_CLASS_HIP: return "GEX_MK_CLASS_HIP";
+    case GEX_MK_CLASS_ZE: return "GEX_MK_CLASS_ZE";
+  }
+  return "an unknown class";
+}
+
+int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_args_t *args,
+                  gex_Flags_t flags) {
+  gexi_check_init("gex_MK_Create");
+  if (!kind_p || !args || client != &gexi_ctx.client || flags || args->gex_flags) {
+    gexi_warn("gex_MK_Create: invalid argument (%s)",
+              !kind_p ? "kind_p is NULL" : !args ? "args is NULL"
+              : client != &gexi_ctx.client ? "not the client of this process"
+                                           : "flags must be 0");
+    return GASNET_ERR_BAD_ARG;
+  }
+  if (args->gex_class != GEX_MK_CLASS_HOST) {
+    gexi_warn("gex_MK_Create: %s (%d) is not supported by this build of libgex (host memory "
+              "only)",
+              class_name(args->gex_class), (int)args->gex_class);
+    return GASNET_ERR_BAD_ARG;
+  }
+  struct gexi_MK *k = calloc(1, sizeof *k);
+  if (!k) return GASNET_ERR_RESOURCE;
+  k->magic = GEXI_MK_MAGIC;
+  k->client = client;
+  k->mk_class = GEX_MK_CLASS_HOST;
+  *kind_p = k;
+  return GASNET_OK;
+}
+
+void gex_MK_Destroy(gex_MK_t kind, gex_Flags_t flags) {
+  gexi_check_init("gex_MK_Destroy");
+  if (kind == GEX_MK_HOST || kind == GEX_MK_INVALID || kind->magic != GEXI_MK_MAGIC)
+    gexi_fatal("gex_MK_Destroy: %s is not a kind made by gex_MK_Create",
+               kind == GEX_MK_HOST ? "GEX_MK_HOST" : kind == GEX_MK_INVALID ? "GEX_MK_INVALID"
+                                                                           : "the argument");
+  if (flags) gexi_fatal("gex_MK_Destroy: flags 0x%x must be 0", (unsigned)flags);
+  uint64_t n = atomic_load(&kind->segments);
+  if (n) gexi_fatal("gex_MK_Destroy: %llu segment(s) of this kind still exist", (unsigned long long)n);
+  kind->magic = 0;
+  free(kind);
+}
+
+int gexi_mk_is_host(gex_MK_t kind) {
+  return kind == GEX_MK_HOST ||
+         (kind != GEX_MK_INVALID && kind->magic == GEXI_MK_MAGIC &&
+          kind->mk_class == GEX_MK_CLASS_HOST && kind->client == &gexi_ctx.client);
+}
+
+void gexi_mk_segment_count(gex_MK_t kind, int delta) {
+  if (kind != GEX_MK_HOST) atomic_fetch_add(&kind->segments, (uint64_t)(int64_t)delta);
+}

@@ -1,0 +1,173 @@
+/* core/segment_bind.c -- binding a created segment to the endpoint and
+ * publishing it to the other members of a team.
+ *
+ * What a rank knows about a member's bound segment is its entry in the peer
+ * tables (gex/gex_inline.h): base and size in the owner's address space and,
+ * when the memory is mapped here, the delta to the local mapping ('local'
+ * set).  Every table (the job's, the TM-pair's, each team the client made)
+ * holds a copy of the entry of each of its members; the job's table is the
+ * master, and gexi_peers_sync_locked() (core/team.c) copies what changed
+ * into the others.
+ *
+ * gex_EP_BindSegment fills this process's own entry (and registers the
+ * memory with the network transport, if one runs).  gex_EP_PublishBoundSegment
+ * exchanges one record per publishing member over the team, by a bit-wise OR
+ * reduction of an array that holds every member's record at its team rank
+ * (each member contributes zeros elsewhere), then fills the entries of the
+ * members that published:
+ *   - a neighbour's segment that libgex allocated: mapped here through its
+ *     owner's descriptor (/proc/<pid>/fd/<fd>, as at attach), 'local' set;
+ *   - a neighbour's segment of client memory: cannot be mapped; 'local' clear,
+ *     so RMA and AM Long reach it through the kernel (shm_cma.c);
+ *   - a peer on another node: 'local' clear, its network key handed to the
+ *     transport.
+ * A bound segment never changes (one endpoint per process, no unbinding, a
+ * bound segment cannot be destroyed), so a later publication of a segment
+ * already known changes nothing.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gasnet_coll.h>
+
+#include "core/context.h"
+#include "transport/shm/shm.h"
+#include "transport/transport.h"
+
+/* ---- gex_EP_BindSegment ---------------------------------------------------------- */
+int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
+  gexi_check_init("gex_EP_BindSegment");
+  pthread_mutex_lock(&gexi_ctx.teams_lock);
+  const char *bad = ep == GEX_EP_INVALID          ? "GEX_EP_INVALID"
+                    : seg == GEX_SEGMENT_INVALID  ? "GEX_SEGMENT_INVALID"
+                    : flags                       ? "flags must be 0"
+                    : ep != &gexi_ctx.ep          ? "not an endpoint of this process"
+                    : seg->client != ep->client   ? "the segment belongs to another client"
+                    : ep->segment                 ? "the endpoint already has a bound segment"
+                    : seg->ep                     ? "the segment is already bound"
+                                                  : NULL;
+  if (bad) {
+    pthread_mutex_unlock(&gexi_ctx.teams_lock);
+    gexi_warn("gex_EP_BindSegment: %s", bad);
+    return GASNET_ERR_BAD_ARG;
+  }
+  gex_Rank_t me = gexi_ctx.rank;
+  gexi_Peer_t *p = &gexi_ctx.peers[me];
+  p->seg_base = (uintptr_t)seg->addr;
+  p->seg_size = seg->size;
+  p->delta = 0;
+  p->local = 1;
+  if (gexi_ctx.net) { /* our key goes out with the next publication */
+    gexi_ctx.net->seg_register(seg->addr, seg->size, &seg->net_key);
+    seg->net_registered = true;
+    gexi_ctx.net->seg_peer(me, seg->net_key); /* provider-native atomics reach us too */
+  }
+  seg->ep = ep;
+  ep->segment = seg;
+  gexi_peers_sync_locked();
+  pthread_mutex_unlock(&gexi_ctx.teams_lock);
+  return GASNET_OK;
+}
+
+/* ---- gex_EP_PublishBoundSegment ---------------------------------------------------- */
+/* One member's record.  Only 64-bit words: the exchange ORs them. */
+enum { PUB_NONE = 0, PUB_NO_SEGMENT = 1, PUB_SEGMENT = 2 };
+struct pub_rec {
+  uint64_t state;   /* PUB_*: nothing, an endpoint without a segment, a segment */
+  uint64_t jobrank; /* of the publisher (checked against the team's table) */
+  uint64_t base, size;
+  uint64_t net_key;
+  uint64_t pid;
+  uint64_t fd_plus1; /* libgex-allocated memory: its descriptor + 1; 0: client memory */
+  uint64_t reserved;
+};
+_Static_assert(sizeof(struct pub_rec) % sizeof(uint64_t) == 0, "records are 64-bit words");
+
+static void make_record(struct pub_rec *r) {
+  const struct gexi_Segment *s = gexi_ctx.ep.segment;
+  r->jobrank = gexi_ctx.rank;
+  if (!s) {
+    r->state = PUB_NO_SEGMENT;
+    return;
+  }
+  r->state = PUB_SEGMENT;
+  r->base = (uint64_t)(uintptr_t)s->addr;
+  r->size = s->size;
+  r->net_key = s->net_key;
+  r->pid = (uint64_t)getpid();
+  r->fd_plus1 = s->fd >= 0 ? (uint64_t)s->fd + 1 : 0;
+}
+
+/* Fill the job's entry of the member that sent r (already checked). */
+static void learn(const struct pub_rec *r) {
+  gex_Rank_t j = (gex_Rank_t)r->jobrank;
+  gexi_Peer_t *p = &gexi_ctx.peers[j];
+  if (p->seg_size) { /* known already (attach, or an earlier publication) */
+    if (p->seg_base != r->base || p->seg_size != r->size)
+      gexi_fatal("gex_EP_PublishBoundSegment: rank %u published [%p,+%zu) but its bound "
+                 "segment is [%p,+%zu)",
+                 (unsigned)j, (void *)(uintptr_t)r->base, (size_t)r->size, (void *)p->seg_base,
+                 (size_t)p->seg_size);
+    return;
+  }
+  gex_Rank_t li = gexi_ctx.local_index[j];
+  intptr_t delta = 0;
+  uint32_t local = 0;
+  if (li != GEX_RANK_INVALID && r->fd_plus1) {
+    if ((int32_t)r->pid != gexi_ctx.shm->pid[li] || r->fd_plus1 > INT32_MAX)
+      gexi_fatal("gex_EP_PublishBoundSegment: malformed record from rank %u", (unsigned)j);
+    void *m = gexi_shm_map_peer("segment", (int32_t)r->pid, (int32_t)(r->fd_plus1 - 1),
+                                (size_t)r->size);
+    delta = (intptr_t)((uintptr_t)m - (uintptr_t)r->base);
+    local = 1;
+  }
+  p->seg_base = (uintptr_t)r->base;
+  p->seg_size = (uintptr_t)r->size;
+  p->delta = delta;
+  p->local = local; /* a neighbour of client memory: 0, RMA goes through the kernel */
+  if (gexi_ctx.net) gexi_ctx.net->seg_peer(j, r->net_key);
+}
+
+int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags) {
+  const char *fn = "gex_EP_PublishBoundSegment";
+  gexi_check_can_communicate(fn);
+  if (tm == GEX_TM_INVALID || gexi_tm(tm)->is_pair) {
+    gexi_warn("%s: the team is %s", fn, tm == GEX_TM_INVALID ? "GEX_TM_INVALID" : "a TM-pair");
+    return GASNET_ERR_BAD_ARG;
+  }
+  /* An invalid argument is reported after the exchange, which every member
+   * joins regardless: a member leaving early would leave the others waiting. */
+  const char *bad = flags                 ? "flags must be 0"
+                    : num_eps && !eps     ? "eps is NULL"
+                    : num_eps > GASNET_MAXEPS ? "more endpoints than exist (GASNET_MAXEPS is 1)"
+                    : num_eps && eps[0] != &gexi_ctx.ep ? "not an endpoint of this process"
+                                                        : NULL;
+  struct gexi_team *t = gexi_tm(tm);
+  gex_Rank_t n = t->head.size, me = t->head.rank;
+  struct pub_rec *all = calloc(2 * (size_t)n, sizeof *all);
+  if (!all) gexi_fatal("%s: out of memory for %u records", fn, (unsigned)n);
+  struct pub_rec *mine = all + n;
+  if (!bad && num_eps) make_record(&mine[me]);
+  const size_t words = (size_t)n * sizeof *all / sizeof(uint64_t);
+  gex_Event_Wait(gex_Coll_ReduceToAllNB(tm, all, mine, GEX_DT_U64, sizeof(uint64_t), words,
+                                        GEX_OP_OR, NULL, NULL, 0));
+  pthread_mutex_lock(&gexi_ctx.teams_lock);
+  for (gex_Rank_t r = 0; r < n; r++) {
+    const struct pub_rec *rec = &all[r];
+    if (rec->state == PUB_NONE || rec->state == PUB_NO_SEGMENT) continue;
+    /* Records may have crossed the network: check them before use. */
+    if (rec->state != PUB_SEGMENT || rec->jobrank != t->peers[r].jobrank || rec->size == 0 ||
+        rec->base + rec->size < rec->base)
+      gexi_fatal("%s: malformed record from team rank %u", fn, (unsigned)r);
+    if (rec->jobrank != gexi_ctx.rank) learn(rec);
+  }
+  gexi_peers_sync_locked();
+  pthread_mutex_unlock(&gexi_ctx.teams_lock);
+  free(all);
+  if (bad) {
+    gexi_warn("%s: %s", fn, bad);
+    return GASNET_ERR_BAD_ARG;
+  }
+  return GASNET_OK;
+}

@@ -1,0 +1,91 @@
+/* t_mk.c -- memory kinds (gasnet_mk.h): the predefined host kind, kinds of
+ * the host class made by gex_MK_Create and used for segments, the refusal
+ * of the device classes this build lacks (GASNET_ERR_BAD_ARG, with the
+ * GASNET_HAVE_MK_CLASS_* feature macros of those classes undefined), the
+ * argument checks, and the reference's constant values.
+ */
+#include "test_util.h"
+
+#include <gasnet_mk.h>
+
+#if GASNET_HAVE_MK_CLASS_HOST != 1
+#error "GASNET_HAVE_MK_CLASS_HOST must be 1"
+#endif
+#if defined(GASNET_HAVE_MK_CLASS_CUDA_UVA) || defined(GASNET_HAVE_MK_CLASS_HIP) || \
+    defined(GASNET_HAVE_MK_CLASS_ZE) || defined(GASNET_HAVE_MK_CLASS_MULTIPLE)
+#error "this build supports no device memory kind"
+#endif
+_Static_assert(sizeof(GEX_MK_HOST) == sizeof(gex_MK_t), "GEX_MK_HOST is a gex_MK_t");
+_Static_assert(sizeof(GEX_MK_INVALID) == sizeof(gex_MK_t), "GEX_MK_INVALID is a gex_MK_t");
+
+int main(int argc, char **argv) {
+  test_init(&argc, &argv, "t_mk", GASNET_PAGESIZE, NULL, 0);
+
+  /* the reference's values */
+  CHECK((uintptr_t)GEX_MK_HOST == 1);
+  CHECK((uintptr_t)GEX_MK_INVALID == 0);
+  CHECK(GEX_MK_CLASS_HOST != GEX_MK_CLASS_CUDA_UVA && GEX_MK_CLASS_HIP != GEX_MK_CLASS_ZE &&
+        GEX_MK_CLASS_HOST != GEX_MK_CLASS_ZE && GEX_MK_CLASS_CUDA_UVA != GEX_MK_CLASS_HIP);
+
+  /* ---- the device classes are refused ---- */
+  gex_MK_Create_args_t args;
+  memset(&args, 0, sizeof args);
+  gex_MK_t kind = GEX_MK_INVALID;
+  gex_System_SetVerboseErrors(0);
+  args.gex_class = GEX_MK_CLASS_CUDA_UVA;
+  args.gex_args.gex_class_cuda_uva.gex_CUdevice = 0;
+  CHECK(gex_MK_Create(&kind, T.client, &args, 0) == GASNET_ERR_BAD_ARG);
+  args.gex_class = GEX_MK_CLASS_HIP;
+  args.gex_args.gex_class_hip.gex_hipDevice = 0;
+  CHECK(gex_MK_Create(&kind, T.client, &args, 0) == GASNET_ERR_BAD_ARG);
+  args.gex_class = GEX_MK_CLASS_ZE;
+  args.gex_args.gex_class_ze.gex_zeDevice = NULL;
+  args.gex_args.gex_class_ze.gex_zeContext = NULL;
+  args.gex_args.gex_class_ze.gex_zeMemoryOrdinal = 0;
+  CHECK(gex_MK_Create(&kind, T.client, &args, 0) == GASNET_ERR_BAD_ARG);
+  args.gex_class = (gex_MK_Class_t)77;
+  CHECK(gex_MK_Create(&kind, T.client, &args, 0) == GASNET_ERR_BAD_ARG);
+  CHECK(kind == GEX_MK_INVALID);
+
+  /* ---- argument checks of the host class ---- */
+  memset(&args, 0, sizeof args);
+  args.gex_class = GEX_MK_CLASS_HOST;
+  CHECK(gex_MK_Create(NULL, T.client, &args, 0) == GASNET_ERR_BAD_ARG);
+  CHECK(gex_MK_Create(&kind, T.client, NULL, 0) == GASNET_ERR_BAD_ARG);
+  CHECK(gex_MK_Create(&kind, GEX_CLIENT_INVALID, &args, 0) == GASNET_ERR_BAD_ARG);
+  CHECK(gex_MK_Create(&kind, T.client, &args, 1) == GASNET_ERR_BAD_ARG);
+  args.gex_flags = 1;
+  CHECK(gex_MK_Create(&kind, T.client, &args, 0) == GASNET_ERR_BAD_ARG);
+  args.gex_flags = 0;
+  CHECK(kind == GEX_MK_INVALID);
+  gex_System_SetVerboseErrors(1);
+
+  /* ---- host kinds: create, destroy, create again, make segments of them ---- */
+  CHECK(gex_MK_Create(&kind, T.client, &args, 0) == GASNET_OK);
+  CHECK(kind != GEX_MK_INVALID && kind != GEX_MK_HOST);
+  gex_MK_Destroy(kind, 0);
+  gex_MK_t k1 = GEX_MK_INVALID, k2 = GEX_MK_INVALID;
+  CHECK(gex_MK_Create(&k1, T.client, &args, 0) == GASNET_OK);
+  CHECK(gex_MK_Create(&k2, T.client, &args, 0) == GASNET_OK);
+  CHECK(k1 != k2 && k1 != GEX_MK_INVALID && k2 != GEX_MK_INVALID);
+  gex_Segment_t s1, s2, s3;
+  unsigned char client_mem[1000];
+  CHECK(gex_Segment_Create(&s1, T.client, NULL, 3 * GASNET_PAGESIZE + 1, k1, 0) == GASNET_OK);
+  CHECK(gex_Segment_QuerySize(s1) == 4 * GASNET_PAGESIZE);
+  unsigned char *a1 = gex_Segment_QueryAddr(s1);
+  memset(a1, 0xA5, 4 * GASNET_PAGESIZE); /* the whole rounded length is usable */
+  CHECK(gex_Segment_Create(&s2, T.client, client_mem + 1, 999, k2, 0) == GASNET_OK);
+  CHECK(gex_Segment_QueryAddr(s2) == client_mem + 1 && gex_Segment_QuerySize(s2) == 999);
+  CHECK(gex_Segment_Create(&s3, T.client, NULL, 10, GEX_MK_HOST, 0) == GASNET_OK);
+  gex_Segment_Destroy(s1, 0);
+  gex_Segment_Destroy(s2, 0);
+  gex_Segment_Destroy(s3, 0);
+  gex_MK_Destroy(k1, 0); /* no segment of these kinds is left */
+  gex_MK_Destroy(k2, 0);
+
+  /* the attached segment's kind is host memory; Create works beside it */
+  gex_Segment_t s4;
+  CHECK(gex_Segment_Create(&s4, T.client, NULL, GASNET_PAGESIZE, GEX_MK_HOST, 0) == GASNET_OK);
+  gex_Segment_Destroy(s4, 0);
+  test_finish();
+}
