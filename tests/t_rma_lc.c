@@ -58,11 +58,19 @@ int main(int argc, char **argv) {
               gex_Event_t root = gex_RMA_PutNB(T.tm, p, dst, s, len, &lc, 0);
               CHECK(root != GEX_EVENT_NO_OP);
               CHECK(lc != GEX_EVENT_NO_OP); /* the call must have set it */
+              /* A leaf is the event QueryLeaf gives, and stays valid (and
+               * complete once synced) until its root is synced. */
+              gex_Event_t qlc = gex_Event_QueryLeaf(root, GEX_EC_LC);
+              if (lc != GEX_EVENT_INVALID && qlc != GEX_EVENT_INVALID) CHECK(qlc == lc);
               if (c == C_NB_LCPTR_WAIT) {
                 gex_Event_Wait(lc);
               } else {
                 while (gex_Event_Test(lc) != 0) gasnet_AMPoll();
               }
+              CHECK(gex_Event_Test(lc) == GASNET_OK);
+              CHECK(gex_Event_Test(qlc) == GASNET_OK);
+              gex_Event_t again = lc;
+              CHECK(gex_Event_TestAll(&again, 1, 0) == GASNET_OK && again == GEX_EVENT_INVALID);
               clobber(s, len);
               gex_Event_Wait(root);
               break;

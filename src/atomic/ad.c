@@ -102,10 +102,17 @@ static void check_create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
   }
   const gex_Flags_t favor =
       GEX_FLAG_AD_FAVOR_MY_RANK | GEX_FLAG_AD_FAVOR_MY_NBRHD | GEX_FLAG_AD_FAVOR_REMOTE;
-  if (flags & ~favor)
+  /* The segment-disposition hints (GEX_FLAG_SELF_SEG_*, GEX_FLAG_PEER_SEG_*)
+   * are accepted and ignored, as the reference does (its testgasnet passes
+   * GEX_FLAG_PEER_SEG_OFFSET). */
+  const gex_Flags_t seg_hints = GEX_FLAG_SELF_SEG_UNKNOWN | GEX_FLAG_SELF_SEG_SOME |
+                                GEX_FLAG_SELF_SEG_BOUND | GEX_FLAG_SELF_SEG_OFFSET |
+                                GEX_FLAG_PEER_SEG_UNKNOWN | GEX_FLAG_PEER_SEG_SOME |
+                                GEX_FLAG_PEER_SEG_BOUND | GEX_FLAG_PEER_SEG_OFFSET;
+  if (flags & ~(favor | seg_hints))
     gexi_fatal("%s: flags 0x%x not valid (only one GEX_FLAG_AD_FAVOR_* flag may be given)", fn,
-               (unsigned)(flags & ~favor));
-  if (flags & (flags - 1))
+               (unsigned)(flags & ~(favor | seg_hints)));
+  if ((flags & favor) & ((flags & favor) - 1))
     gexi_fatal("%s: flags 0x%x: the GEX_FLAG_AD_FAVOR_* flags are mutually exclusive", fn,
                (unsigned)flags);
 }

@@ -37,6 +37,15 @@ static int event_done(gex_Event_t e) {
   return event_done_moved(e, &moved);
 }
 
+/* A synced event: freed, except a transport's leaf event, which lives until
+ * its root is synced (GASNet-EX lets a leaf be tested again until then). */
+static void event_free(gex_Event_t e) {
+  if (e->kind == GEXI_EV_NET)
+    gexi_ctx.net->event_free(e);
+  else
+    free(e);
+}
+
 static inline void check_event(const char *fn, gex_Event_t e) {
 #if GEX_CHECKS
   if (e == GEX_EVENT_NO_OP) gexi_fatal("%s: GEX_EVENT_NO_OP is not an event to wait on", fn);
@@ -51,7 +60,7 @@ int gex_Event_Test(gex_Event_t event) {
   if (event == GEX_EVENT_INVALID) return GASNET_OK;
   check_event("gex_Event_Test", event);
   if (!event_done(event)) return GASNET_ERR_NOT_READY;
-  free(event);
+  event_free(event);
   return GASNET_OK;
 }
 
@@ -67,7 +76,7 @@ void gex_Event_Wait(gex_Event_t event) {
       gexi_idle();
   }
   gexi_busy(); /* the wait completed: the next one starts spinning afresh */
-  free(event);
+  event_free(event);
 }
 
 /* Test every event; completed ones are freed and set to INVALID.  Returns
@@ -81,7 +90,7 @@ static size_t test_array(gex_Event_t *pevent, size_t n, size_t *live) {
     check_event("gex_Event_*Some/*All", e);
     l++;
     if (event_done(e)) {
-      free(e);
+      event_free(e);
       pevent[i] = GEX_EVENT_INVALID;
       done++;
     }
@@ -131,8 +140,10 @@ void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
 }
 
 gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category) {
-  (void)event_category;
-  /* No operation of this build has a leaf that outlives its initiation. */
-  (void)root;
-  return GEX_EVENT_INVALID;
+  /* The only leaf that can outlive its initiation is the local completion of
+   * a network NB Put (the event its lc_opt received); every other leaf is
+   * complete when its call returns. */
+  if (root == GEX_EVENT_INVALID || root == GEX_EVENT_NO_OP || root->kind != GEXI_EV_NET)
+    return GEX_EVENT_INVALID;
+  return gexi_ctx.net->event_leaf(root, event_category);
 }

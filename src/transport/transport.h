@@ -27,6 +27,11 @@ struct gexi_net_ops {
   /* Is the transport's event (kind GEXI_EV_NET) complete?  *moved: whether
    * testing it made progress. */
   int (*event_done)(gex_Event_t e, int *moved);
+  /* Release a synced event of the transport (a leaf stays until its root is
+   * released), and find a root's leaf of one category (GEX_EVENT_INVALID:
+   * none, or complete already). */
+  void (*event_free)(gex_Event_t e);
+  gex_Event_t (*event_leaf)(gex_Event_t root, gex_EC_t category);
   /* The event completing the NBI operations of an access region that just
    * ended (GEX_EVENT_INVALID: nothing in flight). */
   gex_Event_t (*region_event)(void);

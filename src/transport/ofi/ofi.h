@@ -49,6 +49,9 @@ enum {
   OFI_OP_FREE,      /* nobody waits: release bounce/tmp_mr and free the op */
   OFI_OP_NBI,       /* NBI operation: count it down in 'nbi', release, free the op */
   OFI_OP_REGION,    /* access-region event: done when 'nbi' has nothing in flight */
+  OFI_OP_LEAF,      /* local-completion leaf of an OFI_OP_EVENT Put (its 'lc'): the
+                     * client may test it any number of times until the root is
+                     * synced; freed with the root (gexi_ofi_event_free) */
 };
 
 #include "core/event.h" /* GEXI_EV_NET */
@@ -259,6 +262,8 @@ void gexi_ofi_write_sync(gex_Rank_t jobrank, void *dest, const void *src, size_t
 /* Wait, polling 'what', until op->done. */
 void gexi_ofi_wait_op(struct ofi_op *op, int what);
 int gexi_ofi_event_done_ev(gex_Event_t e, int *moved);
+void gexi_ofi_event_free(gex_Event_t e);
+gex_Event_t gexi_ofi_event_leaf(gex_Event_t root, gex_EC_t category);
 gex_Event_t gexi_ofi_region_event(void);
 
 /* Operation contexts (ofi_rma.c): a heap op of the given kind, and one

@@ -166,7 +166,7 @@ gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbyte
     if (inject) {
       *lc_opt = GEX_EVENT_INVALID;
     } else {
-      op->lc = gexi_ofi_op_new(OFI_OP_EVENT);
+      op->lc = gexi_ofi_op_new(OFI_OP_LEAF);
       *lc_opt = (gex_Event_t)(void *)op->lc;
     }
   }
@@ -228,6 +228,23 @@ gex_Event_t gexi_ofi_region_event(void) {
   struct ofi_op *op = gexi_ofi_op_new(OFI_OP_REGION);
   op->nbi = t;
   return (gex_Event_t)(void *)op;
+}
+
+/* A synced event: a root frees its leaf with itself; a leaf lives until its
+ * root is synced. */
+void gexi_ofi_event_free(gex_Event_t e) {
+  struct ofi_op *op = (struct ofi_op *)(void *)e;
+  if (op->kind == OFI_OP_LEAF) return;
+  free(op->lc);
+  free(op);
+}
+
+/* gex_Event_QueryLeaf: an NB Put's local-completion leaf (the same event
+ * its lc_opt received), else none. */
+gex_Event_t gexi_ofi_event_leaf(gex_Event_t root, gex_EC_t category) {
+  struct ofi_op *op = (struct ofi_op *)(void *)root;
+  if (op->kind != OFI_OP_EVENT || !(category & GEX_EC_LC) || !op->lc) return GEX_EVENT_INVALID;
+  return (gex_Event_t)(void *)op->lc;
 }
 
 int gexi_ofi_event_done_ev(gex_Event_t e, int *moved) {
