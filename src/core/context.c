@@ -1,5 +1,8 @@
 /* core/context.c -- the process-wide context and the per-thread state. */
 #include "core/context.h"
+#include "core/hooks.h"
 
 struct gexi_context gexi_ctx;
 _Thread_local struct gexi_thread_state gexi_tls;
+
+void gexi_set_client_init_hook(gexi_client_init_hook_t fn) { gexi_ctx.client_init_hook = fn; }
