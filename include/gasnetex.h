@@ -347,5 +347,6 @@ int gasnet_hsl_trylock(gasnet_hsl_t *hsl);
 
 #include <gex/gex_inline.h>
 #include <gex/gex_am_forms.h>
+#include <gex/gex_gasnet1.h>
 
 #endif /* GASNETEX_H */

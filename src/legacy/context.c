@@ -1,0 +1,71 @@
+/* legacy/context.c -- the GASNet-1 layer's context and its client-init hook.
+ *
+ * gexl_ctx.tm must be valid before the first inline GASNet-1 call, whichever
+ * way the client started (gasnet_init, or gex_Client_Init with
+ * GEX_FLAG_USES_GASNET1).  So this file registers, from a constructor, the
+ * core's client-init hook (core/hooks.h): gex_Client_Init calls it once the
+ * client exists.  The constructor is in the object that defines gexl_ctx, so
+ * it is linked exactly when some GASNet-1 call (which reads gexl_ctx) is.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "core/hooks.h"
+#include "legacy/legacy.h"
+
+struct gexl_context gexl_ctx;
+
+void gexl_fatal(const char *fn, const char *fmt, ...) {
+  va_list ap;
+  fflush(stdout);
+  fprintf(stderr, "libgex: rank %u: %s: ", gexl_ctx.tm ? (unsigned)gex_TM_QueryRank(gexl_ctx.tm) : 0u,
+          fn);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  fflush(stderr);
+  gasnet_exit(1);
+}
+
+gex_TM_t gexl_team(const char *fn) {
+  if (!gexl_ctx.tm) {
+    fprintf(stderr, "libgex: %s: called before gasnet_init or gex_Client_Init\n", fn);
+    fflush(stderr);
+    exit(1);
+  }
+  return gexl_ctx.tm;
+}
+
+/* Every rank's host and neighbourhood ordinals, for gasnet_getNodeInfo: each
+ * rank writes its pair into its own slot of a zeroed array and a sum over the
+ * primordial team fills every slot (an all-gather from the EX reduction). */
+static void gather_groups(gex_TM_t tm) {
+  gex_Rank_t n = gex_TM_QuerySize(tm), me = gex_TM_QueryRank(tm);
+  uint32_t *mine = calloc(2 * (size_t)n, sizeof *mine);
+  struct gexl_nodegroup *all = calloc(n, sizeof *all);
+  if (!mine || !all) gexl_fatal("gasnet_init", "out of memory");
+  gex_Rank_t nbrhd, host;
+  gex_System_QueryMyPosition(NULL, &nbrhd, NULL, &host);
+  mine[2 * (size_t)me] = host;
+  mine[2 * (size_t)me + 1] = nbrhd;
+  _Static_assert(sizeof(struct gexl_nodegroup) == 2 * sizeof(uint32_t), "layout");
+  gex_Event_Wait(gex_Coll_ReduceToAllNB(tm, all, mine, GEX_DT_U32, sizeof(uint32_t),
+                                        2 * (size_t)n, GEX_OP_ADD, NULL, NULL, 0));
+  free(mine);
+  gexl_ctx.groups = all;
+}
+
+static void on_client_init(gex_Client_t client, gex_EP_t ep, gex_TM_t tm, gex_Flags_t flags) {
+  gexl_ctx.client = client;
+  gexl_ctx.ep = ep;
+  gexl_ctx.init_flags = flags;
+  gexl_ctx.tm = tm;
+  /* Collective, like gex_Client_Init itself; only for clients that asked
+   * for the GASNet-1 API. */
+  if (flags & GEX_FLAG_USES_GASNET1) gather_groups(tm);
+}
+
+__attribute__((constructor)) static void register_hook(void) {
+  gexi_set_client_init_hook(on_client_init);
+}
