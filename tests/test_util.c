@@ -58,7 +58,7 @@ static void on_alarm(int sig) {
   raise(sig);
 }
 
-static void start_watchdog(void) {
+void test_start_watchdog(void) {
   const char *s = getenv("GEX_TEST_WATCHDOG");
   long secs = s ? atol(s) : 100;
   if (secs <= 0) return;
@@ -71,7 +71,7 @@ void test_init_flags(int *argc, char ***argv, const char *name, uintptr_t seg_si
                      gex_AM_Entry_t *handlers, size_t nhandlers, gex_Flags_t init_flags) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   T.name = name;
-  start_watchdog();
+  test_start_watchdog();
 
   int rc = gex_Client_Init(&T.client, &T.ep, &T.tm, name, argc, argv, init_flags);
   if (rc != GASNET_OK) {
