@@ -33,6 +33,16 @@ struct gexl_context {
   int gasnet_attach_called; /* gasnet_attach ran */
   int waitmode;             /* last gasnet_set_waitmode value */
   struct gexl_nodegroup *groups; /* by jobrank; gathered for GASNet-1 clients */
+  /* By jobrank: local address minus owner address of the rank's segment
+   * when it is mapped in this process, else GEXL_NOT_MAPPED.  Allocated (all
+   * GEXL_NOT_MAPPED) at client init and filled once, by the first thread
+   * that finds a segment attached (src/legacy/context.c); read by the inline
+   * RMA calls of builds without the misuse checks (gex_legacy.h).  Entries
+   * change at most once, from GEXL_NOT_MAPPED, and are read and written
+   * with relaxed atomic accesses.  delta_state: 0 empty, 1 being filled,
+   * 2 filled. */
+  intptr_t *delta;
+  int delta_state;
   /* Split-phase barrier (src/legacy/barrier.c); one barrier at a time. */
   struct {
     int phase;              /* 0: idle, 1: notified (wait/try pending) */

@@ -65,21 +65,64 @@ static inline size_t gasnet_AMMaxMedium(void) {
 static inline size_t gasnet_AMMaxLongRequest(void) { return gex_AM_LUBRequestLong(); }
 static inline size_t gasnet_AMMaxLongReply(void) { return gex_AM_LUBReplyLong(); }
 
+/* ---- the on-node fast path of builds without the misuse checks ----------------------
+ * With GEX_CHECKS off, an RMA to a rank whose segment is mapped here is one
+ * memcpy through gexl_ctx.delta (one load for the table, one for the entry);
+ * every other case, and every call of a checks build (where the EX call
+ * checks the rank and the range), is the GASNet-EX call.  Same effect as the
+ * EX fast path, one load fewer than reaching the team's peer table through
+ * gexl_ctx.tm, which the compiler must reload after every store. */
+#define GEXL_NOT_MAPPED INTPTR_MIN
+/* Out of line, for an entry still GEXL_NOT_MAPPED: fills the table if a
+ * segment is attached and it was not filled yet, then returns the entry. */
+intptr_t gexl_delta_miss(gasnet_node_t node);
+#if GEX_CHECKS
+#define GEXL_PUT_LOCAL(node, dest, src, nbytes) 0
+#define GEXL_GET_LOCAL(dest, node, src, nbytes) 0
+#else
+GEXI_INLINE intptr_t gexl_delta(gasnet_node_t node) {
+#if defined(__GNUC__)
+  intptr_t d = __atomic_load_n(&gexl_ctx.delta[node], __ATOMIC_RELAXED);
+#else
+  intptr_t d = gexl_ctx.delta[node];
+#endif
+  return GEXI_LIKELY(d != GEXL_NOT_MAPPED) ? d : gexl_delta_miss(node);
+}
+GEXI_INLINE int gexl_put_local(gasnet_node_t node, void *dest, const void *src, size_t nbytes) {
+  intptr_t d = gexl_delta(node);
+  if (GEXI_UNLIKELY(d == GEXL_NOT_MAPPED)) return 0;
+  memcpy((char *)dest + d, src, nbytes);
+  return 1;
+}
+GEXI_INLINE int gexl_get_local(void *dest, gasnet_node_t node, const void *src, size_t nbytes) {
+  intptr_t d = gexl_delta(node);
+  if (GEXI_UNLIKELY(d == GEXL_NOT_MAPPED)) return 0;
+  memcpy(dest, (const char *)src + d, nbytes);
+  return 1;
+}
+#define GEXL_PUT_LOCAL(node, dest, src, nbytes) gexl_put_local(node, dest, src, nbytes)
+#define GEXL_GET_LOCAL(dest, node, src, nbytes) gexl_get_local(dest, node, src, nbytes)
+#endif
+
 /* ---- blocking RMA -----------------------------------------------------------------
  * "Non-bulk" and "bulk" forms are the same call: libgex has no alignment
  * requirement on RMA payloads. */
 static inline void gasnet_put(gasnet_node_t node, void *dest, const void *src, size_t nbytes) {
-  (void)gex_RMA_PutBlocking(gexl_ctx.tm, node, dest, src, nbytes, 0);
+  if (!GEXL_PUT_LOCAL(node, dest, src, nbytes))
+    (void)gex_RMA_PutBlocking(gexl_ctx.tm, node, dest, src, nbytes, 0);
 }
 static inline void gasnet_put_bulk(gasnet_node_t node, void *dest, const void *src,
                                    size_t nbytes) {
-  (void)gex_RMA_PutBlocking(gexl_ctx.tm, node, dest, src, nbytes, 0);
+  if (!GEXL_PUT_LOCAL(node, dest, src, nbytes))
+    (void)gex_RMA_PutBlocking(gexl_ctx.tm, node, dest, src, nbytes, 0);
 }
 static inline void gasnet_get(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  (void)gex_RMA_GetBlocking(gexl_ctx.tm, dest, node, src, nbytes, 0);
+  if (!GEXL_GET_LOCAL(dest, node, src, nbytes))
+    (void)gex_RMA_GetBlocking(gexl_ctx.tm, dest, node, src, nbytes, 0);
 }
 static inline void gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  (void)gex_RMA_GetBlocking(gexl_ctx.tm, dest, node, src, nbytes, 0);
+  if (!GEXL_GET_LOCAL(dest, node, src, nbytes))
+    (void)gex_RMA_GetBlocking(gexl_ctx.tm, dest, node, src, nbytes, 0);
 }
 
 /* ---- explicit-handle RMA ----------------------------------------------------------------
@@ -87,36 +130,44 @@ static inline void gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, si
  * Puts only once the handle is synchronised (GEX_EVENT_DEFER). */
 static inline gasnet_handle_t gasnet_put_nb(gasnet_node_t node, void *dest, const void *src,
                                             size_t nbytes) {
+  if (GEXL_PUT_LOCAL(node, dest, src, nbytes)) return GASNET_INVALID_HANDLE;
   return gex_RMA_PutNB(gexl_ctx.tm, node, dest, src, nbytes, GEX_EVENT_NOW, 0);
 }
 static inline gasnet_handle_t gasnet_put_nb_bulk(gasnet_node_t node, void *dest,
                                                  const void *src, size_t nbytes) {
+  if (GEXL_PUT_LOCAL(node, dest, src, nbytes)) return GASNET_INVALID_HANDLE;
   return gex_RMA_PutNB(gexl_ctx.tm, node, dest, src, nbytes, GEX_EVENT_DEFER, 0);
 }
 static inline gasnet_handle_t gasnet_get_nb(void *dest, gasnet_node_t node, void *src,
                                             size_t nbytes) {
+  if (GEXL_GET_LOCAL(dest, node, src, nbytes)) return GASNET_INVALID_HANDLE;
   return gex_RMA_GetNB(gexl_ctx.tm, dest, node, src, nbytes, 0);
 }
 static inline gasnet_handle_t gasnet_get_nb_bulk(void *dest, gasnet_node_t node, void *src,
                                                  size_t nbytes) {
+  if (GEXL_GET_LOCAL(dest, node, src, nbytes)) return GASNET_INVALID_HANDLE;
   return gex_RMA_GetNB(gexl_ctx.tm, dest, node, src, nbytes, 0);
 }
 
 /* ---- implicit-handle RMA ------------------------------------------------------------------ */
 static inline void gasnet_put_nbi(gasnet_node_t node, void *dest, const void *src,
                                   size_t nbytes) {
-  (void)gex_RMA_PutNBI(gexl_ctx.tm, node, dest, src, nbytes, GEX_EVENT_NOW, 0);
+  if (!GEXL_PUT_LOCAL(node, dest, src, nbytes))
+    (void)gex_RMA_PutNBI(gexl_ctx.tm, node, dest, src, nbytes, GEX_EVENT_NOW, 0);
 }
 static inline void gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, const void *src,
                                        size_t nbytes) {
-  (void)gex_RMA_PutNBI(gexl_ctx.tm, node, dest, src, nbytes, GEX_EVENT_DEFER, 0);
+  if (!GEXL_PUT_LOCAL(node, dest, src, nbytes))
+    (void)gex_RMA_PutNBI(gexl_ctx.tm, node, dest, src, nbytes, GEX_EVENT_DEFER, 0);
 }
 static inline void gasnet_get_nbi(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  (void)gex_RMA_GetNBI(gexl_ctx.tm, dest, node, src, nbytes, 0);
+  if (!GEXL_GET_LOCAL(dest, node, src, nbytes))
+    (void)gex_RMA_GetNBI(gexl_ctx.tm, dest, node, src, nbytes, 0);
 }
 static inline void gasnet_get_nbi_bulk(void *dest, gasnet_node_t node, void *src,
                                        size_t nbytes) {
-  (void)gex_RMA_GetNBI(gexl_ctx.tm, dest, node, src, nbytes, 0);
+  if (!GEXL_GET_LOCAL(dest, node, src, nbytes))
+    (void)gex_RMA_GetNBI(gexl_ctx.tm, dest, node, src, nbytes, 0);
 }
 
 /* ---- value forms (1 <= nbytes <= SIZEOF_GASNET_REGISTER_VALUE_T) ------------------------ */

@@ -37,6 +37,28 @@ gex_TM_t gexl_team(const char *fn) {
   return gexl_ctx.tm;
 }
 
+intptr_t gexl_delta_miss(gasnet_node_t node) {
+  if (__atomic_load_n(&gexl_ctx.delta_state, __ATOMIC_ACQUIRE) == 0) {
+    gex_Segment_t seg = GEX_SEGMENT_INVALID;
+    gasnet_QueryGexObjects(NULL, NULL, NULL, &seg);
+    int empty = 0;
+    /* One thread fills; the others use the GASNet-EX path meanwhile. */
+    if (seg != GEX_SEGMENT_INVALID &&
+        __atomic_compare_exchange_n(&gexl_ctx.delta_state, &empty, 1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED)) {
+      for (gex_Rank_t r = 0; r < gex_TM_QuerySize(gexl_ctx.tm); r++) {
+        void *owner = NULL, *local = NULL;
+        (void)gex_EP_QueryBoundSegmentNB(gexl_ctx.tm, r, &owner, &local, NULL, 0);
+        if (local)
+          __atomic_store_n(&gexl_ctx.delta[r], (intptr_t)((uintptr_t)local - (uintptr_t)owner),
+                           __ATOMIC_RELAXED);
+      }
+      __atomic_store_n(&gexl_ctx.delta_state, 2, __ATOMIC_RELEASE);
+    }
+  }
+  return __atomic_load_n(&gexl_ctx.delta[node], __ATOMIC_RELAXED);
+}
+
 /* Every rank's host and neighbourhood ordinals, for gasnet_getNodeInfo: each
  * rank writes its pair into its own slot of a zeroed array and a sum over the
  * primordial team fills every slot (an all-gather from the EX reduction). */
@@ -61,6 +83,10 @@ static void on_client_init(gex_Client_t client, gex_EP_t ep, gex_TM_t tm, gex_Fl
   gexl_ctx.ep = ep;
   gexl_ctx.init_flags = flags;
   gexl_ctx.tm = tm;
+  gex_Rank_t n = gex_TM_QuerySize(tm);
+  gexl_ctx.delta = malloc(n * sizeof *gexl_ctx.delta);
+  if (!gexl_ctx.delta) gexl_fatal("gex_Client_Init", "out of memory");
+  for (gex_Rank_t r = 0; r < n; r++) gexl_ctx.delta[r] = GEXL_NOT_MAPPED;
   /* Collective, like gex_Client_Init itself; only for clients that asked
    * for the GASNet-1 API. */
   if (flags & GEX_FLAG_USES_GASNET1) gather_groups(tm);
