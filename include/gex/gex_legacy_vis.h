@@ -21,10 +21,10 @@ extern "C" {
  * ptrdiff_t the same size (strides are passed through unchanged). */
 #define GEXL_MEMVEC(v) ((gex_Memvec_t const *)(const void *)(v))
 #define GEXL_STRIDES(s) ((const ptrdiff_t *)(const void *)(s))
-#ifdef __cplusplus
+#if defined(__cplusplus) && __cplusplus >= 201103L
 static_assert(sizeof(size_t) == sizeof(ptrdiff_t), "size_t and ptrdiff_t differ in size");
 static_assert(sizeof(gasnet_memvec_t) == sizeof(gex_Memvec_t), "memvec layouts differ");
-#else
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(sizeof(size_t) == sizeof(ptrdiff_t), "size_t and ptrdiff_t differ in size");
 _Static_assert(sizeof(gasnet_memvec_t) == sizeof(gex_Memvec_t), "memvec layouts differ");
 #endif
