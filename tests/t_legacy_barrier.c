@@ -43,7 +43,8 @@ static void round_of_cases(int round) {
   const int me = (int)T.rank, n = (int)T.size;
   const int ids[] = {0, 1, -1, 0x7fffffff, (int)0xcafef00du, 5551212};
   for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
-    int id = ids[k] + round;
+    /* ids wrap around as unsigned values (no signed overflow) */
+    int id = (int)((unsigned)ids[k] + (unsigned)round);
     /* All named, same id: split-phase and blocking. */
     OK(bar(id, 0, id, 0));
     expect_named(id);
@@ -61,7 +62,7 @@ static void round_of_cases(int round) {
     OK(bar(id, 0, 999, GASNET_BARRIERFLAG_ANONYMOUS));
     expect_named(id);
     /* Wait names another id than notify: mismatch on every rank. */
-    MISMATCH(bar(id, 0, id + 1, 0));
+    MISMATCH(bar(id, 0, (int)((unsigned)id + 1u), 0));
   }
   /* The MISMATCH flag on one rank fails the barrier everywhere. */
   for (int j = 0; j < n; j++) {
