@@ -17,10 +17,11 @@
  *   putnbi   gex_RMA_PutNBI, 8 bytes, to the peer's segment
  *   getnbi   gex_RMA_GetNBI, 8 bytes, from the peer's segment
  *   amshort  gex_AM_RequestShort0 to the peer (an empty handler)
+ *   legput   gasnet_put_nbi (GASNet-1, gasnet.h), 8 bytes, to the peer's segment
  *   nbiwait  gex_NBI_Wait(GEX_EC_ALL, 0) with nothing outstanding
  *   empty    nothing: the loop's own overhead, included in every figure
  */
-#include <gasnetex.h>
+#include <gasnet.h>
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -58,6 +59,12 @@ MEASURED void loop_putnbi(gex_TM_t tm, gex_Rank_t peer, void *dst, const void *s
   for (long i = 0; i < iters; i++) gex_RMA_PutNBI(tm, peer, dst, src, 8, GEX_EVENT_DEFER, 0);
 }
 
+/* The GASNet-1 form: the team comes from the GASNet-1 layer's context (one
+ * load) instead of an argument. */
+MEASURED void loop_legput(gex_Rank_t peer, void *dst, const void *src, long iters) {
+  for (long i = 0; i < iters; i++) gasnet_put_nbi(peer, dst, src, 8);
+}
+
 MEASURED void loop_getnbi(gex_TM_t tm, gex_Rank_t peer, void *dst, void *src, long iters) {
   for (long i = 0; i < iters; i++) gex_RMA_GetNBI(tm, dst, peer, src, 8, 0);
 }
@@ -89,7 +96,7 @@ int main(int argc, char **argv) {
   long iters = 1000;
   int smoke = 0;
 
-  if (gex_Client_Init(&client, &ep, &tm, "OPCOUNT", &argc, &argv, 0) != GASNET_OK) {
+  if (gex_Client_Init(&client, &ep, &tm, "OPCOUNT", &argc, &argv, GEX_FLAG_USES_GASNET1) != GASNET_OK) {
     fprintf(stderr, "opcount: gex_Client_Init failed\n");
     return 1;
   }
@@ -130,6 +137,7 @@ int main(int argc, char **argv) {
   uint64_t *mine = gex_Segment_QueryAddr(seg);
   mine[0] = 0x1111111111111111u * (me + 1); /* what the peer's Get reads */
   mine[1] = 0;                                /* where the peer's Put lands */
+  mine[2] = 0;                                /* ... and its gasnet_put_nbi */
   gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
 
   int failed = 0;
@@ -137,6 +145,8 @@ int main(int argc, char **argv) {
     uint64_t src = 0xfeedfacecafebeefu, got = 0;
     loop_putnbi(tm, peer, (uint64_t *)peer_seg + 1, &src, iters);
     gex_NBI_Wait(GEX_EC_ALL, 0);
+    loop_legput(peer, (uint64_t *)peer_seg + 2, &src, iters);
+    gasnet_wait_syncnbi_puts();
     loop_getnbi(tm, peer, &got, peer_seg, iters);
     gex_NBI_Wait(GEX_EC_ALL, 0);
     loop_amshort(tm, peer, iters);
@@ -161,11 +171,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "opcount: PutNBI left %#" PRIx64 " in rank 1's segment\n", mine[1]);
     failed = 1;
   }
+  if (me == 1 && mine[2] != 0xfeedfacecafebeefu) {
+    fprintf(stderr, "opcount: gasnet_put_nbi left %#" PRIx64 " in rank 1's segment\n", mine[2]);
+    failed = 1;
+  }
   if (failed) gasnet_exit(1);
   gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
   if (me == 0) {
     if (smoke)
-      printf("opcount smoke: putnbi getnbi amshort nbiwait empty ran %ld times each: PASS\n", iters);
+      printf("opcount smoke: putnbi legput getnbi amshort nbiwait empty ran %ld times each: PASS\n", iters);
     else
       printf("opcount: ran every loop %ld times\n", iters);
     fflush(stdout);

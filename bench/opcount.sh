@@ -6,6 +6,7 @@
 # Counts, with valgrind's callgrind, the instructions rank 0 of a 2-rank job
 # executes per call of:
 #   gex_RMA_PutNBI        8 bytes to the other rank (same node)
+#   gasnet_put_nbi        8 bytes to the other rank (same node; the GASNet-1 form)
 #   gex_RMA_GetNBI        8 bytes from the other rank (same node)
 #   gex_AM_RequestShort0  to the other rank (same node), empty handler
 #   gex_NBI_Wait(GEX_EC_ALL, 0) with nothing outstanding
@@ -133,6 +134,7 @@ printf '  %-36s %10s %8s %11s  %s\n' "operation" "instr/op" "target" "GASNet-EX"
 printf '  %-36s %10s %8s %11s  %s\n' "---------" "--------" "------" "---------" ""
 rows=(
   "putnbi|gex_RMA_PutNBI, 8 bytes|10|8"
+  "legput|gasnet_put_nbi, 8 bytes|10|-"
   "getnbi|gex_RMA_GetNBI, 8 bytes|10|8"
   "amshort|gex_AM_RequestShort0|150|184"
   "nbiwait|gex_NBI_Wait(GEX_EC_ALL), idle|-|-"

@@ -99,4 +99,7 @@ void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void *source
 }
 #endif
 
+/* The GASNet-1 prototype forms of these calls (gasnet_putv_bulk, ...). */
+#include <gex/gex_legacy_vis.h>
+
 #endif

@@ -363,6 +363,8 @@ int gasnet_hsl_trylock(gasnet_hsl_t *hsl);
 #endif
 
 #include <gex/gex_inline.h>
+/* The GASNet-1 names GASNet-EX programs use (barrier, wait mode, ...). */
+#include <gex/gex_gasnet1.h>
 #include <gex/gex_am_forms.h>
 /* Segments and endpoints made by the client, memory kinds' handle. */
 #include <gex/gex_segment_ep.h>

@@ -49,6 +49,15 @@ foreach(t IN LISTS GEX_NET_SUITE5)
   gex_add_net_run(tcp ${t} 3 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
   gex_add_net_run(mix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
 endforeach()
+# The GASNet-1 layer (src/legacy) over the network too.
+set(GEX_NET_LEGACY t_legacy_rma t_legacy_am t_legacy_barrier)
+foreach(t IN LISTS GEX_NET_LEGACY)
+  foreach(n 2 4)
+    gex_add_net_run(tcp ${t} ${n} GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
+  endforeach()
+  gex_add_net_run(mix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
+  set_property(TEST net_tcp_${t}_n2 net_tcp_${t}_n4 net_mix_${t}_n4 APPEND PROPERTY LABELS legacy)
+endforeach()
 # Hierarchical collectives (docs/collectives.md): in mixed topologies the
 # collective and team tests also check that no rank sent a collective AM to a
 # rank of its own node (GEX_TEST_SAME_NODE_AMS=0, tests/t_coll_samenode.h).

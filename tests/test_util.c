@@ -58,7 +58,7 @@ static void on_alarm(int sig) {
   raise(sig);
 }
 
-static void start_watchdog(void) {
+void test_start_watchdog(void) {
   const char *s = getenv("GEX_TEST_WATCHDOG");
   long secs = s ? atol(s) : 100;
   if (secs <= 0) return;
@@ -70,7 +70,7 @@ static void start_watchdog(void) {
 void test_init_client(int *argc, char ***argv, const char *name, gex_Flags_t init_flags) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   T.name = name;
-  start_watchdog();
+  test_start_watchdog();
 
   int rc = gex_Client_Init(&T.client, &T.ep, &T.tm, name, argc, argv, init_flags);
   if (rc != GASNET_OK) {

@@ -90,6 +90,10 @@ extern uintptr_t (*test_seg_size_fn)(gex_Rank_t rank, gex_Rank_t size);
 #define test_init(argc, argv, name, seg_size, handlers, nhandlers) \
   test_init_flags(argc, argv, name, seg_size, handlers, nhandlers, 0)
 
+/* Arm the alarm that ends a hung test after GEX_TEST_WATCHDOG seconds
+ * (test_init does it; tests that start the client otherwise call it). */
+void test_start_watchdog(void);
+
 /* Final barrier, rank 0 prints "PASS <name> (<size> ranks)", gasnet_exit(0). */
 TEST_NORETURN void test_finish(void);
 

@@ -1,5 +1,6 @@
 /* am/am_deliver.c -- running the handler of a received Active Message. */
 #include "am/am.h"
+#include "core/hooks.h"
 
 /* Parameter types and argument values for handler calls with M arguments. */
 #define GEXI_AT0
@@ -68,15 +69,19 @@ void gexi_am_deliver(const struct gexi_am_hdr *h, void *payload) {
                category_name[h->category], (unsigned)h->src, (unsigned)h->handler);
 #if GEX_CHECKS
   static const gex_Flags_t cat_flag[] = {GEX_FLAG_AM_SHORT, GEX_FLAG_AM_MEDIUM, GEX_FLAG_AM_LONG};
-  if (!(e->gex_flags & cat_flag[h->category]) ||
-      !(e->gex_flags & (h->is_req ? GEX_FLAG_AM_REQUEST : GEX_FLAG_AM_REPLY)))
-    gexi_fatal("incoming AM %s %s from rank %u: handler %u (%s) was not registered for it", kind,
-               category_name[h->category], (unsigned)h->src, (unsigned)h->handler,
-               e->gex_name ? e->gex_name : "unnamed");
-  if (e->gex_nargs != h->nargs)
-    gexi_fatal("incoming AM %s %s from rank %u: handler %u (%s) takes %u arguments, sent %u",
-               kind, category_name[h->category], (unsigned)h->src, (unsigned)h->handler,
-               e->gex_name ? e->gex_name : "unnamed", e->gex_nargs, (unsigned)h->nargs);
+  /* An entry registered with GEXI_FLAG_AM_ANY takes every category,
+   * direction and argument count (core/hooks.h). */
+  if (!(e->gex_flags & GEXI_FLAG_AM_ANY)) {
+    if (!(e->gex_flags & cat_flag[h->category]) ||
+        !(e->gex_flags & (h->is_req ? GEX_FLAG_AM_REQUEST : GEX_FLAG_AM_REPLY)))
+      gexi_fatal("incoming AM %s %s from rank %u: handler %u (%s) was not registered for it",
+                 kind, category_name[h->category], (unsigned)h->src, (unsigned)h->handler,
+                 e->gex_name ? e->gex_name : "unnamed");
+    if (e->gex_nargs != h->nargs)
+      gexi_fatal("incoming AM %s %s from rank %u: handler %u (%s) takes %u arguments, sent %u",
+                 kind, category_name[h->category], (unsigned)h->src, (unsigned)h->handler,
+                 e->gex_name ? e->gex_name : "unnamed", e->gex_nargs, (unsigned)h->nargs);
+  }
 #endif
   struct gexi_Token tok = {h->src, h->is_req, h->category == GEXI_AM_LONG, 0, e};
   struct gexi_Token *outer = gexi_tls.cur_token;

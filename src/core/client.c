@@ -203,6 +203,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   *client_p = c;
   *ep_p = ep;
   *tm_p = gexi_tm_handle(tm);
+  if (gexi_ctx.client_init_hook) gexi_ctx.client_init_hook(c, ep, *tm_p, flags);
   return GASNET_OK;
 }
 

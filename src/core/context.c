@@ -1,8 +1,11 @@
 /* core/context.c -- the process-wide context and the per-thread state. */
 #include "core/context.h"
+#include "core/hooks.h"
 
 struct gexi_context gexi_ctx = {
     .teams_lock = PTHREAD_MUTEX_INITIALIZER,
     .next_segment_id = GEXI_SEG_ID_ATTACH + 1,
 };
 _Thread_local struct gexi_thread_state gexi_tls;
+
+void gexi_set_client_init_hook(gexi_client_init_hook_t fn) { gexi_ctx.client_init_hook = fn; }

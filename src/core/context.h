@@ -148,6 +148,9 @@ struct gexi_context {
   /* AM collectives engine: settings and early-arrival buffers (created by
    * gexi_coll_am_init during gex_Client_Init). */
   struct gexi_coll_am *coll_am;
+
+  /* Run at the end of gex_Client_Init (core/hooks.h); NULL: none. */
+  void (*client_init_hook)(gex_Client_t, gex_EP_t, gex_TM_t, gex_Flags_t);
 };
 
 extern struct gexi_context gexi_ctx;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "core/context.h"
+#include "core/hooks.h"
 
 gex_Client_t gex_EP_QueryClient(gex_EP_t ep) { return ep->client; }
 gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) { return ep->flags; }
@@ -35,6 +36,7 @@ int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t cap
 void *gex_EP_QueryCData(gex_EP_t ep) { return ep->cdata; }
 
 static int valid_entry_flags(gex_Flags_t f) {
+  if (f & GEXI_FLAG_AM_ANY) return 1; /* any category and direction (core/hooks.h) */
   gex_Flags_t cat = f & (GEX_FLAG_AM_SHORT | GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG);
   gex_Flags_t dir = f & GEX_FLAG_AM_REQREP;
   return (cat == GEX_FLAG_AM_SHORT || cat == GEX_FLAG_AM_MEDIUM || cat == GEX_FLAG_AM_LONG ||

@@ -1,0 +1,30 @@
+/* core/hooks.h -- the two internal hooks the core offers to layers built on
+ * its public API (the GASNet-1 layer in src/legacy uses both).  The core
+ * knows nothing about those layers; it only honours these two contracts.
+ *
+ * 1. Client-init hook.  A layer that keeps the primordial objects in its own
+ *    context (so that its static inline calls need no lookup) registers one
+ *    function, normally from a constructor of the object file that defines
+ *    that context.  gex_Client_Init calls it once, after the client is fully
+ *    initialised and before it returns, on the thread that called
+ *    gex_Client_Init.  At most one hook exists; a second registration
+ *    replaces the first.
+ *
+ * 2. GEXI_FLAG_AM_ANY in gex_AM_Entry_t.gex_flags.  An entry with this bit
+ *    is registered without the category and Request/Reply flags and is run
+ *    for any category, direction and argument count (the receiver's misuse
+ *    checks of those three are skipped for it).  GASNet-1 handler tables
+ *    carry no such information.
+ */
+#ifndef GEXI_CORE_HOOKS_H
+#define GEXI_CORE_HOOKS_H
+
+#include <gasnetex.h>
+
+#define GEXI_FLAG_AM_ANY ((gex_Flags_t)1u << 31)
+
+typedef void (*gexi_client_init_hook_t)(gex_Client_t client, gex_EP_t ep, gex_TM_t tm,
+                                        gex_Flags_t flags);
+void gexi_set_client_init_hook(gexi_client_init_hook_t fn);
+
+#endif
