@@ -20,7 +20,6 @@ extern "C" {
 #endif
 
 /* ---- types ------------------------------------------------------------- */
-typedef uint32_t gasnet_image_t;
 typedef gex_TM_t gasnet_team_handle_t;
 /* A collective's handle is a gex_Event_t value, so that clients may keep
  * both kinds in one array, but it is synchronised only with

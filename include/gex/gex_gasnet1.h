@@ -98,6 +98,8 @@ const char *gasnet_getenv(const char *name);
  * value is NULL on every thread (which GASNet-1 allows), and the macros cost
  * nothing. */
 typedef void *gasnet_threadinfo_t;
+/* An image (a thread of a GASNet-1 client; here one per process). */
+typedef uint32_t gasnet_image_t;
 #define GASNET_BEGIN_FUNCTION() ((void)0)
 #define GASNET_GET_THREADINFO() ((gasnet_threadinfo_t)0)
 #define GASNET_POST_THREADINFO(info) ((void)(info))

@@ -21,8 +21,6 @@ extern "C" {
 /* ---- versions and types ---------------------------------------------------- */
 #define GASNET_VERSION GASNET_SPEC_VERSION_MAJOR
 
-typedef uint32_t gasnet_image_t;
-
 typedef struct {
   gasnet_handler_t index; /* 0: "any index", replaced by the one assigned */
   gex_AM_Fn_t fnptr;

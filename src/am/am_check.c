@@ -7,6 +7,7 @@
  * slot.  The checks are a handful of compares on fields already in cache.
  */
 #include "am/am.h"
+#include "core/hooks.h"
 
 const char *gexi_am_check_frame(const struct gexi_am_hdr *h) {
   if (GEXI_UNLIKELY(h->category > GEXI_AM_NOP)) return "category";
@@ -37,6 +38,7 @@ const char *gexi_am_check_frame(const struct gexi_am_hdr *h) {
 const char *gexi_am_check_handler(const struct gexi_am_hdr *h) {
   const gex_AM_Entry_t *e = &gexi_ctx.ep.handlers[h->handler];
   if (GEXI_UNLIKELY(!e->gex_fnptr)) return "handler (index not registered)";
+  if (e->gex_flags & GEXI_FLAG_AM_ANY) return NULL; /* any category, direction, nargs (core/hooks.h) */
   static const gex_Flags_t cat_flag[] = {GEX_FLAG_AM_SHORT, GEX_FLAG_AM_MEDIUM, GEX_FLAG_AM_LONG};
   if (GEXI_UNLIKELY(h->category > GEXI_AM_LONG || !(e->gex_flags & cat_flag[h->category])))
     return "handler (not registered for this category)";
