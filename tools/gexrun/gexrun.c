@@ -42,7 +42,6 @@
 #define RSH_GRACE_MS 2000  /* after SIGKILL to the ranks: time for the proxies to report */
 #define EOF_GRACE_MS 1000  /* a link closed: time for its remote shell's exit status */
 #define LINE_MAX_BYTES 65536 /* longer output lines are split */
-#define MAX_RANKS (1 << 20)
 
 /* A rank's all-gather contribution, queued until its round is complete. */
 struct contrib {
@@ -107,6 +106,17 @@ static struct job {
   int boot_timeout;        /* seconds */
   int ag_ready;            /* ranks with a queued all-gather contribution */
   unsigned long long ag_round;
+  /* The current round's length, set by the first contribution header that
+   * arrives; every other contribution must match it (checked at its header,
+   * before its payload is buffered). */
+  int ag_len_known, ag_first;
+  uint32_t ag_len;
+  /* Starting the ranks, a batch per turn of the event loop: the next host
+   * whose remote shell to start, then the next rank to start here. */
+  int next_host, next_rank;
+  const char *cwd, *self;  /* for the remote shells */
+  struct rlimit old_nofile; /* the descriptor limit to give back to the ranks */
+  int have_old_nofile;
   const char *jobid;
   char **prog;
   char **xvars; int nxvars; /* -x NAME[=VALUE] */
@@ -324,27 +334,13 @@ static struct contrib *ag_pop(struct rank *k) {
   return c;
 }
 
-/* Complete every round for which all ranks have contributed. */
+/* Complete every round for which all ranks have contributed.  ag_check let
+ * only contributions of the round's length through, and that length times
+ * the rank count is within the frame limit. */
 static void ag_progress(void) {
   while (!job.ending && job.ag_ready == job.nranks) {
-    uint32_t len = job.ranks[0].ag_head->len;
-    for (int r = 1; r < job.nranks; r++) {
-      if (job.ranks[r].ag_head->len != len) {
-        fprintf(stderr,
-                "gexrun: all-gather round %llu: rank 0 contributed %u bytes but rank %d "
-                "contributed %u; ending the job\n",
-                job.ag_round, len, r, job.ranks[r].ag_head->len);
-        fail_job(r, "made an all-gather contribution of the wrong length");
-        return;
-      }
-    }
-    uint64_t total = (uint64_t)len * (uint64_t)job.nranks;
-    if (total > GEXI_WIRE_MAX_PAYLOAD) {
-      fprintf(stderr, "gexrun: all-gather round %llu: result of %llu bytes is too large; ending "
-              "the job\n", job.ag_round, (unsigned long long)total);
-      fail_job(0, "started an all-gather that is too large");
-      return;
-    }
+    const uint32_t len = job.ranks[0].ag_head->len;
+    const uint64_t total = (uint64_t)len * (uint64_t)job.nranks;
     struct gx_msg *m = gx_msg_new(GEXI_WIRE_ALLGATHER, 0, 0, NULL, (size_t)total);
     char *out = m->data + sizeof(struct gexi_wire_hdr);
     for (int r = 0; r < job.nranks; r++) {
@@ -353,7 +349,31 @@ static void ag_progress(void) {
       free(c);
     }
     job.ag_round++;
+    job.ag_len_known = 0;
     broadcast(m, -1);
+  }
+}
+
+/* The header of rank r's contribution to the current round arrived: check
+ * its length before its payload is buffered (a bad one ends the job, and
+ * then no payload is kept), so that gexrun never holds more than one frame
+ * limit of contributions. */
+static void ag_check(int r, uint32_t len) {
+  if (job.ending) return;
+  const uint64_t total = (uint64_t)len * (uint64_t)job.nranks;
+  if (total > GEXI_WIRE_MAX_PAYLOAD) {
+    fprintf(stderr, "gexrun: all-gather round %llu: rank %d contributes %u bytes, a result of "
+            "%llu bytes for %d ranks, above the limit of %u; ending the job\n", job.ag_round, r,
+            len, (unsigned long long)total, job.nranks, (unsigned)GEXI_WIRE_MAX_PAYLOAD);
+    fail_job(r, "started an all-gather that is too large");
+  } else if (job.ag_len_known && len != job.ag_len) {
+    fprintf(stderr, "gexrun: all-gather round %llu: rank %d contributed %u bytes but rank %d "
+            "contributes %u; ending the job\n", job.ag_round, job.ag_first, job.ag_len, r, len);
+    fail_job(r, "made an all-gather contribution of the wrong length");
+  } else if (!job.ag_len_known) {
+    job.ag_len_known = 1;
+    job.ag_len = len;
+    job.ag_first = r;
   }
 }
 
@@ -418,6 +438,9 @@ static int check_header(int r) {
     snprintf(what, sizeof what, "frame length %u exceeds the limit", h->len);
   else if (h->len && h->type != GEXI_WIRE_ALLGATHER)
     snprintf(what, sizeof what, "frame type %u with a %u-byte payload", h->type, h->len);
+  else if (h->type == GEXI_WIRE_ALLGATHER && job.ranks[r].ag_head)
+    snprintf(what, sizeof what, "a second all-gather contribution before round %llu completed",
+             job.ag_round);
   else
     return 1;
   protocol_error(r, what);
@@ -438,13 +461,16 @@ static void feed_rank(int r, const char *p, size_t n) {
       if (k->hdr_got < sizeof k->hdr) return;
       if (!check_header(r)) return;
       if (k->hdr.type == GEXI_WIRE_ALLGATHER) {
-        k->in = gx_xmalloc(sizeof *k->in + k->hdr.len);
-        k->in->len = k->hdr.len;
+        ag_check(r, k->hdr.len);
+        if (!job.ending) { /* else its payload is read and dropped */
+          k->in = gx_xmalloc(sizeof *k->in + k->hdr.len);
+          k->in->len = k->hdr.len;
+        }
       }
     } else {
       size_t c = k->hdr.len - k->in_got;
       if (c > n) c = n;
-      memcpy(k->in->data + k->in_got, p, c);
+      if (k->in) memcpy(k->in->data + k->in_got, p, c);
       k->in_got += c;
       p += c;
       n -= c;
@@ -710,7 +736,8 @@ static int spawn_local(int r) {
   }
   struct gx_rank_spec s = {.rank = r, .size = job.nranks, .jobid = job.jobid, .argv = job.prog,
                            .in_fd = -1, .out_fd = {po[1], pe[1]},
-                           .old_pipe = &job.old_pipe, .old_chld = &job.old_chld};
+                           .old_pipe = &job.old_pipe, .old_chld = &job.old_chld,
+                           .old_nofile = job.have_old_nofile ? &job.old_nofile : NULL};
   int bfd = -1;
   pid_t pid = gx_spawn_rank(&s, &bfd);
   if (job.label) {
@@ -905,6 +932,39 @@ out:
   return rc;
 }
 
+/* ---- starting the job ---- */
+
+/* Could not start every rank: end what was started. */
+static void start_failed(void) {
+  job.failed = job.ending = 1;
+  job.boot_deadline = 0;
+  kill_all(SIGKILL);
+  for (int h = 0; h < job.nhosts; h++)
+    if (job.hosts[h].alive) kill(job.hosts[h].pid, SIGKILL);
+}
+
+/* Start up to 'budget' more: the remote shells first (they take longer to
+ * come up), then the local ranks.  Nothing more once the job is ending (a
+ * signal, a death).  Returns whether some are still to be started. */
+static int spawn_more(int budget) {
+  while (budget > 0 && !job.ending) {
+    if (job.next_host < job.nhosts) {
+      const int h = job.next_host++;
+      if (job.hosts[h].local || !job.hosts[h].count) continue;
+      if (spawn_host(h, job.cwd, job.self) != 0) break;
+    } else if (job.next_rank < job.nranks) {
+      const int r = job.next_rank++;
+      if (is_remote(r)) continue;
+      if (spawn_local(r) != 0) break;
+    } else {
+      return 0;
+    }
+    budget--;
+  }
+  if (budget > 0 && !job.ending) start_failed(); /* left the loop by a failure */
+  return !job.ending && (job.next_host < job.nhosts || job.next_rank < job.nranks);
+}
+
 /* ---- bootstrap timeout ---- */
 
 static void boot_timeout(void) {
@@ -953,12 +1013,19 @@ static void usage(void) {
   exit(2);
 }
 
-static int parse_n(const char *s) {
+/* A count of ranks or slots: an integer in [1, GX_MAX_RANKS].  A larger
+ * one ends gexrun with a line that says the limit. */
+static int parse_n(const char *s, const char *what) {
   if (!s || *s < '0' || *s > '9') return -1;
   char *end;
   errno = 0;
-  long v = strtol(s, &end, 10);
-  return errno || *end || v < 1 || v > MAX_RANKS ? -1 : (int)v;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (*end || v < 1) return -1;
+  if (errno == ERANGE || v > GX_MAX_RANKS) {
+    fprintf(stderr, "gexrun: %s %s: at most %d ranks per job\n", what, s, GX_MAX_RANKS);
+    exit(2);
+  }
+  return (int)v;
 }
 
 static int parse_hosts(const char *spec) {
@@ -976,7 +1043,7 @@ static int parse_hosts(const char *spec) {
     h->slots = 0;
     if (colon) {
       *colon = 0;
-      if ((h->slots = parse_n(colon + 1)) < 0) {
+      if ((h->slots = parse_n(colon + 1, "--hosts: slot count")) < 0) {
         fprintf(stderr, "gexrun: --hosts: bad slot count in '%s:%s'\n", t, colon + 1);
         free(copy);
         return -1;
@@ -1009,11 +1076,11 @@ int main(int argc, char **argv) {
       i++;
       break;
     } else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np")) {
-      if (++i >= argc || (n = parse_n(argv[i])) < 0) usage();
+      if (++i >= argc || (n = parse_n(argv[i], "-n")) < 0) usage();
     } else if (!strncmp(a, "--np=", 5)) {
-      if ((n = parse_n(a + 5)) < 0) usage();
+      if ((n = parse_n(a + 5, "-n")) < 0) usage();
     } else if (!strncmp(a, "-n", 2) && a[2] >= '0' && a[2] <= '9') {
-      if ((n = parse_n(a + 2)) < 0) usage();
+      if ((n = parse_n(a + 2, "-n")) < 0) usage();
     } else if (!strcmp(a, "--hosts") || !strcmp(a, "-H")) {
       if (++i >= argc) usage();
       hosts = argv[i];
@@ -1090,6 +1157,19 @@ int main(int argc, char **argv) {
     usage();
   }
 
+  /* Can this host take its ranks?  (A proxy checks its own host.) */
+  int nlocal = 0;
+  for (int h = 0; h < job.nhosts; h++)
+    if (job.hosts[h].local) nlocal += job.hosts[h].count;
+  if (nlocal) {
+    char why[512];
+    if (gx_check_capacity(nlocal, job.label ? 3 : 1, &job.old_nofile, why, sizeof why) != 0) {
+      fprintf(stderr, "gexrun: cannot start %d rank(s) on this host: %s\n", nlocal, why);
+      return 1;
+    }
+    job.have_old_nofile = 1;
+  }
+
   /* Descriptors 0-2 must exist, or a socket could land there. */
   for (int fd = 0; fd < 3; fd++)
     if (fcntl(fd, F_GETFD) < 0) open("/dev/null", O_RDWR);
@@ -1140,30 +1220,17 @@ int main(int argc, char **argv) {
       job.ranks[r].host = h;
   if (job.verbose) fprintf(stderr, "gexrun: job %s: %d rank(s) of %s\n", jobid, n, job.prog[0]);
   if (job.boot_timeout > 0) job.boot_deadline = gx_now_ms() + (int64_t)job.boot_timeout * 1000;
-  /* Remote hosts first (they take longer to come up), then the local ranks. */
-  int start_failed = 0;
-  for (int h = 0; h < job.nhosts && !start_failed; h++)
-    if (!job.hosts[h].local && job.hosts[h].count && spawn_host(h, cwd, self) != 0)
-      start_failed = 1;
-  for (int h = 0; h < job.nhosts && !start_failed; h++)
-    if (job.hosts[h].local)
-      for (int r = job.hosts[h].first; r < job.hosts[h].first + job.hosts[h].count; r++)
-        if (spawn_local(r) != 0) {
-          start_failed = 1;
-          break;
-        }
-  if (start_failed) { /* could not start them all: undo */
-    job.failed = job.ending = 1;
-    job.boot_deadline = 0;
-    kill_all(SIGKILL);
-    for (int h = 0; h < job.nhosts; h++)
-      if (job.hosts[h].alive) kill(job.hosts[h].pid, SIGKILL);
-  }
+  job.cwd = cwd;
+  job.self = self;
 
+  /* The ranks are started by the loop, a batch per turn, so that signals,
+   * deaths and frames are handled while a large job starts. */
+  int spawning = 1;
   for (;;) {
+    if (spawning) spawning = spawn_more(GX_SPAWN_BATCH);
     int hosts_alive = 0;
     for (int h = 0; h < job.nhosts; h++) hosts_alive += job.hosts[h].alive;
-    if (job.nalive <= 0 && !hosts_alive) break;
+    if (!spawning && job.nalive <= 0 && !hosts_alive) break;
     int np = 0;
     pfd[np++] = (struct pollfd){.fd = sfd, .events = POLLIN};
     int64_t wake = job.deadline;
@@ -1198,6 +1265,7 @@ int main(int argc, char **argv) {
       int64_t left = wake - gx_now_ms();
       timeout = left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
     }
+    if (spawning) timeout = 0; /* look, then start the next batch */
     if (poll(pfd, (nfds_t)np, timeout) < 0) {
       if (errno == EINTR) continue;
       emergency("poll");
