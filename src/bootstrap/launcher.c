@@ -167,16 +167,17 @@ static void launcher_notify_leave(gexi_bootstrap_t *b, int code) {
 }
 
 gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd) {
-  const char *r = getenv("GEX_RANK"), *s = getenv("GEX_SIZE");
-  if (!r || !s) {
+  if (!gexi_env_string("GEX_RANK") || !gexi_env_string("GEX_SIZE")) {
     fprintf(stderr, "libgex: GEX_BOOT_FD is set but GEX_RANK/GEX_SIZE are not\n");
     exit(1);
   }
+  const uint32_t size = (uint32_t)gexi_env_count("GEX_SIZE", 1, 1, INT32_MAX);
+  const uint32_t rank = (uint32_t)gexi_env_count("GEX_RANK", 0, 0, size - 1);
   struct launcher *l = calloc(1, sizeof *l);
   if (!l) abort();
   l->pub.name = "gexrun";
-  l->pub.rank = (uint32_t)strtoul(r, NULL, 10);
-  l->pub.size = (uint32_t)strtoul(s, NULL, 10);
+  l->pub.rank = rank;
+  l->pub.size = size;
   l->pub.allgather = launcher_allgather;
   l->pub.notify_exit = launcher_notify_exit;
   l->pub.notify_abort = launcher_notify_abort;

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "bootstrap/bootstrap.h"
+#include "core/env.h"
 
 struct gexi_shm_node; /* transport/shm: this node's mapped regions */
 struct gexi_net_ops;  /* transport: off-node network operations */
@@ -118,9 +119,9 @@ struct gexi_context {
    * the next poll in this process exits with exit_code. */
   _Atomic int exit_requested;
   int exit_code;
-  /* GASNET_CATCH_EXIT (core/exit_hooks.c): exit() after init ends the job
-   * like gasnet_exit. */
-  int catch_exit;
+
+  /* Settings from the environment, parsed by gex_Client_Init (core/env.h). */
+  struct gexi_env env;
 
   struct gexi_shm_node *shm;
   const struct gexi_net_ops *net; /* NULL: every rank is on this node */
@@ -152,7 +153,7 @@ struct gexi_thread_state {
    * which may run on any thread, decrement it (release); gex_NBI_Test/Wait
    * read it (acquire).  'region': the event that NBI operations join while an
    * access region is open (NULL: none yet).  'vis_cfg': the GEX_VIS_* settings
-   * read from the environment on first use by this thread (0: not read). */
+   * (gexi_ctx.env) cached by this thread on first use (0: not yet). */
   struct {
     _Atomic uint32_t pending[3];
     struct gexi_Event *region;
@@ -189,11 +190,9 @@ void gexi_check_init(const char *fn);
 #define gexi_check_init(fn) ((void)0)
 #endif
 
-/* ---- exit hooks (core/exit_hooks.c) and environment (core/env.c) ---- */
+/* ---- exit hooks (core/exit_hooks.c) ---- */
 /* Register the exit() hook and the SIGINT policy; called by gex_Client_Init. */
 void gexi_exit_hooks_install(void);
-/* A yes/no environment switch; see core/env.c. */
-int gexi_env_switch(const char *name, int dflt);
 
 /* ---- progress (core/progress.c) ---- */
 #define GEXI_POLL_ALL 0

@@ -41,7 +41,7 @@ void gex_System_SetVerboseErrors(int enable) { gexi_ctx.verbose_errors = enable 
 static void emit(const char *fmt, va_list ap) {
   char buf[1024];
   int n;
-  if (gexi_ctx.initialized)
+  if (gexi_ctx.initialized || gexi_ctx.boot) /* the rank is known once the bootstrap runs */
     n = snprintf(buf, sizeof buf, "libgex: rank %u: ", (unsigned)gexi_ctx.rank);
   else
     n = snprintf(buf, sizeof buf, "libgex: ");

@@ -1,5 +1,6 @@
 /* common.c -- see common.h. */
 #include "common.h"
+#include "core/env_parse.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -63,6 +64,37 @@ int gx_write_all(int fd, const void *buf, size_t n) {
     n -= (size_t)w;
   }
   return 0;
+}
+
+/* ---- environment ---- */
+
+const char *gx_env_string(const char *name) {
+  const char *s = getenv(name);
+  return s && *s ? s : NULL;
+}
+
+int gx_env_switch(const char *name, int dflt) {
+  const char *s = gx_env_string(name);
+  char why[160];
+  int v;
+  if (!s) return dflt;
+  if (gexi_parse_switch(s, &v, why, sizeof why) != 0) {
+    fprintf(stderr, "gexrun: %s='%s': %s\n", name, s, why);
+    exit(2);
+  }
+  return v;
+}
+
+uint64_t gx_env_count(const char *name, uint64_t dflt, uint64_t min, uint64_t max) {
+  const char *s = gx_env_string(name);
+  char why[160];
+  uint64_t v;
+  if (!s) return dflt;
+  if (gexi_parse_count(s, min, max, &v, why, sizeof why) != 0) {
+    fprintf(stderr, "gexrun: %s='%s': %s\n", name, s, why);
+    exit(2);
+  }
+  return v;
 }
 
 /* ---- frames and links ---- */

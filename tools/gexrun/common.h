@@ -107,6 +107,14 @@ int gx_check_capacity(int nranks, int fds_per_rank, struct rlimit *old_nofile, c
  * dispositions of SIGPIPE and SIGCHLD are saved for the children. */
 int gx_signals_setup(struct sigaction *old_pipe, struct sigaction *old_chld);
 
+/* The value of an environment variable, or NULL when unset or empty. */
+const char *gx_env_string(const char *name);
+/* GEXRUN_VERBOSE and GEX_BOOTSTRAP_TIMEOUT, with the library's grammars
+ * (core/env_parse.h); a bad value prints one line naming the variable and
+ * ends gexrun with status 2, before any rank starts. */
+int gx_env_switch(const char *name, int dflt);
+uint64_t gx_env_count(const char *name, uint64_t dflt, uint64_t min, uint64_t max);
+
 /* Proxy protocol magic (GEXI_PX_HELLO arg0) and version (arg1). */
 #define GX_PX_MAGIC 0x67787078 /* "gxpx" */
 #define GX_PX_VERSION 1

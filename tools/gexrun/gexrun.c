@@ -817,7 +817,7 @@ static struct gx_msg *setup_msg(const struct host *h, const char *cwd) {
       nenv++;
       continue;
     }
-    const char *val = getenv(v);
+    const char *val = getenv(v); /* forwarded as it is, even empty: no grammar */
     if (!val) continue;
     char *kv = gx_xmalloc(strlen(v) + strlen(val) + 2);
     sprintf(kv, "%s=%s", v, val);
@@ -857,8 +857,8 @@ static char **split_words(const char *s, int *n) {
 
 static int spawn_host(int i, const char *cwd, const char *self) {
   struct host *h = &job.hosts[i];
-  const char *rsh = getenv("GEX_RSH");
-  if (!rsh || !*rsh) rsh = "ssh";
+  const char *rsh = gx_env_string("GEX_RSH");
+  if (!rsh) rsh = "ssh";
   int nw;
   char **words = split_words(rsh, &nw);
   if (nw == 0) {
@@ -1114,20 +1114,8 @@ int main(int argc, char **argv) {
   }
   if (n < 1 || i >= argc) usage();
   job.prog = argv + i;
-  const char *v = getenv("GEXRUN_VERBOSE");
-  job.verbose = v && *v && strcmp(v, "0") != 0;
-  job.boot_timeout = 60;
-  const char *bt = getenv("GEX_BOOTSTRAP_TIMEOUT");
-  if (bt && *bt) {
-    char *end;
-    errno = 0;
-    long t = strtol(bt, &end, 10);
-    if (errno || *end || t < 0 || t > 1000000) {
-      fprintf(stderr, "gexrun: GEX_BOOTSTRAP_TIMEOUT='%s' is not a number of seconds\n", bt);
-      return 2;
-    }
-    job.boot_timeout = (int)t;
-  }
+  job.verbose = gx_env_switch("GEXRUN_VERBOSE", 0);
+  job.boot_timeout = (int)gx_env_count("GEX_BOOTSTRAP_TIMEOUT", 60, 0, 1000000);
 
   /* Hosts and placement. */
   if (hosts) {
@@ -1190,8 +1178,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "gexrun: cannot determine the working directory: %s\n", strerror(errno));
       return 1;
     }
-    const char *rg = getenv("GEX_REMOTE_GEXRUN");
-    if (rg && *rg) snprintf(self, sizeof self, "%s", rg);
+    const char *rg = gx_env_string("GEX_REMOTE_GEXRUN");
+    if (rg) snprintf(self, sizeof self, "%s", rg);
     else {
       ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
       if (l <= 0) {
