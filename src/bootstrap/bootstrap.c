@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bootstrap/bootstrap.h"
+#include "bootstrap/wire.h"
 #include "core/context.h"
 
 extern char **environ;
@@ -33,6 +34,16 @@ static gexi_bootstrap_t *launcher_from_env(void) {
     exit(1);
   }
   return gexi_bootstrap_launcher_start(boot_fd());
+}
+
+void gexi_bootstrap_end_before_init(int is_abort, int code) {
+  const char *force = gexi_env_string("GEX_BOOTSTRAP");
+  const char *fd = gexi_env_string("GEX_BOOT_FD");
+  if (!fd || (force && strcmp(force, "launcher") && strcmp(force, "gexrun"))) return;
+  char why[128];
+  uint64_t v;
+  if (gexi_parse_count(fd, 0, INT32_MAX, &v, why, sizeof why) != 0) return; /* not ours */
+  gexi_bootstrap_launcher_end_early((int)v, is_abort ? GEXI_WIRE_ABORT : GEXI_WIRE_EXIT, code);
 }
 
 gexi_bootstrap_t *gexi_bootstrap_start(void) {

@@ -166,6 +166,20 @@ static void launcher_notify_leave(gexi_bootstrap_t *b, int code) {
   write_frame((struct launcher *)b, GEXI_WIRE_LEAVE, code, NULL, 0);
 }
 
+/* A lone EXIT or ABORT frame, before gex_Client_Init (no HELLO). */
+void gexi_bootstrap_launcher_end_early(int fd, uint32_t type, int code) {
+  struct gexi_wire_hdr h = {type, 0, code, -1};
+  const char *p = (const char *)&h;
+  size_t n = sizeof h;
+  while (n) {
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return; /* gexrun is gone: nobody to tell */
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
 gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd) {
   if (!gexi_env_string("GEX_RANK") || !gexi_env_string("GEX_SIZE")) {
     fprintf(stderr, "libgex: GEX_BOOT_FD is set but GEX_RANK/GEX_SIZE are not\n");

@@ -18,6 +18,8 @@
  *   EXIT       arg0 = exit code: the rank called gasnet_exit(code).
  *   ABORT      arg0 = exit code: the rank hit a fatal error (it has already
  *              printed the reason) and is ending the job.
+ *   EXIT and ABORT may also come before HELLO, alone (gasnet_exit or a fatal
+ *   error before gex_Client_Init); every other frame needs HELLO first.
  *   LEAVE      arg0 = exit code: the rank is ending by exit(code) with
  *              GASNET_CATCH_EXIT=0; its end is not a death and does not end
  *              the job.

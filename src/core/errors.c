@@ -68,6 +68,7 @@ void gexi_fatal(const char *fmt, ...) {
   emit(fmt, ap);
   va_end(ap);
   if (gexi_ctx.boot) gexi_ctx.boot->notify_abort(gexi_ctx.boot, 1);
+  else gexi_bootstrap_end_before_init(1, 1); /* a job of gexrun still ends as an abort */
   gexi_end_process(1);
 }
 

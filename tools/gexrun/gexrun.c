@@ -385,7 +385,10 @@ static void dispatch(int r) {
   struct contrib *c = k->in;
   k->in = NULL;
   k->hdr_got = k->in_got = 0;
-  if (h.type != GEXI_WIRE_HELLO && !k->hello) {
+  /* EXIT and ABORT may come first: gasnet_exit, or a fatal error, before
+   * gex_Client_Init (the rank's code is the job's). */
+  if (h.type != GEXI_WIRE_HELLO && h.type != GEXI_WIRE_EXIT && h.type != GEXI_WIRE_ABORT &&
+      !k->hello) {
     free(c);
     protocol_error(r, "frame before HELLO");
     return;
