@@ -62,7 +62,6 @@ int main(int argc, char **argv) {
     printf("NOT DETECTED: gasnet_AMPoll before gex_Client_Init was accepted\n");
     return 0;
   }
-
   gex_AM_Entry_t tab[] = {
       {H_REQ, (gex_AM_Fn_t)h_req, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "req"},
       {H_REP, (gex_AM_Fn_t)h_rep, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 1, NULL, "rep"},
@@ -184,6 +183,60 @@ int main(int argc, char **argv) {
       CHECK(max + 1 <= sizeof big);
       expect("^libgex: rank 0: gex_AM_RequestMedium[0-9]*: .*\\b%zu\\b", max + 1);
       gex_AM_RequestMedium1(T.tm, last, H_REQ, big, max + 1, GEX_EVENT_NOW, 0, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  /* ---- NULL buffers, lc_opt and event arrays ---- */
+  if (!strcmp(mode, "null_lc_putnb")) { /* to an on-node peer: the inline path */
+    if (me == last) {
+      expect("^libgex: rank %u: gex_RMA_PutNB: lc_opt is NULL \\(", me);
+      gex_RMA_PutNB(T.tm, 0, T.peer_seg[0], buf, 8, NULL, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "null_lc_putnbi")) {
+    if (me == 0) {
+      expect("^libgex: rank 0: gex_RMA_PutNBI: lc_opt is NULL \\(an NBI call");
+      gex_RMA_PutNBI(T.tm, last, T.peer_seg[last], buf, 8, NULL, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "null_src_put")) {
+    if (me == 0) {
+      expect("^libgex: rank 0: gex_RMA_PutBlocking: src is NULL \\(nbytes 16\\)$");
+      gex_RMA_PutBlocking(T.tm, last, T.peer_seg[last], NULL, 16, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "null_dest_get")) {
+    if (me == last) {
+      expect("^libgex: rank %u: gex_RMA_GetNBI: dest is NULL \\(nbytes 8\\)$", me);
+      gex_RMA_GetNBI(T.tm, NULL, 0, T.peer_seg[0], 8, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "null_src_am")) {
+    if (me == 0) {
+      expect("^libgex: rank 0: gex_AM_RequestMedium[0-9]*: source_addr is NULL \\(nbytes 8\\)$");
+      gex_AM_RequestMedium1(T.tm, last, H_REQ, NULL, 8, GEX_EVENT_NOW, 0, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "null_events_waitall") || !strcmp(mode, "null_events_testsome")) {
+    if (me == last) {
+      if (mode[12] == 'w') {
+        expect("^libgex: rank %u: gex_Event_WaitAll: pevent is NULL \\(numevents 2\\)$", me);
+        gex_Event_WaitAll(NULL, 2, 0);
+      } else {
+        expect("^libgex: rank %u: gex_Event_TestSome: pevent is NULL \\(numevents 3\\)$", me);
+        gex_Event_TestSome(NULL, 3, 0);
+      }
       not_detected();
     }
     wait_forever();

@@ -102,6 +102,17 @@ void gexi_bad_value_size(const char *fn, size_t nbytes) {
   gexi_fatal("%s: nbytes %zu is not in [1,%zu]", fn, nbytes, sizeof(gex_RMA_Value_t));
 }
 
+void gexi_bad_null(const char *fn, const char *what, size_t nbytes) {
+  gexi_fatal("%s: %s is NULL (nbytes %zu)", fn, what, nbytes);
+}
+
+void gexi_bad_lc_opt(const char *fn, const void *lc_opt, int nbi) {
+  const char *takes = nbi ? "an NBI call takes GEX_EVENT_NOW, GEX_EVENT_DEFER or GEX_EVENT_GROUP"
+                          : "it takes GEX_EVENT_NOW, GEX_EVENT_DEFER or the address of a gex_Event_t";
+  if (!lc_opt) gexi_fatal("%s: lc_opt is NULL (%s)", fn, takes);
+  gexi_fatal("%s: lc_opt %p is not allowed (%s)", fn, lc_opt, takes);
+}
+
 #if GEX_CHECKS
 void gexi_check_init(const char *fn) {
   if (!gexi_ctx.initialized) gexi_fatal("%s: called before gex_Client_Init", fn);

@@ -70,6 +70,17 @@ void gex_Event_Wait(gex_Event_t event) {
   free(event);
 }
 
+/* The array of the array calls: NULL only when empty. */
+static inline void check_array(const char *fn, const gex_Event_t *pevent, size_t n) {
+#if GEX_CHECKS
+  if (GEXI_UNLIKELY(!pevent && n)) gexi_fatal("%s: pevent is NULL (numevents %zu)", fn, n);
+#else
+  (void)fn;
+  (void)pevent;
+  (void)n;
+#endif
+}
+
 /* Test every event; completed ones are freed and set to INVALID.  Returns
  * the number of events that completed in this pass and, via *live, how many
  * were (before this pass) not INVALID. */
@@ -91,22 +102,25 @@ static size_t test_array(gex_Event_t *pevent, size_t n, size_t *live) {
 }
 
 int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_Event_TestSome");
+  (void)flags;
+  check_array("gex_Event_TestSome", pevent, numevents);
   size_t live, done = test_array(pevent, numevents, &live);
   return (live == 0 || done > 0) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
 int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_Event_TestAll");
+  (void)flags;
+  check_array("gex_Event_TestAll", pevent, numevents);
   size_t live, done = test_array(pevent, numevents, &live);
   return done == live ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
 void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_Event_WaitSome");
+  (void)flags;
+  check_array("gex_Event_WaitSome", pevent, numevents);
   for (;;) {
     size_t live, done = test_array(pevent, numevents, &live);
     if (live == 0 || done > 0) return;
@@ -118,8 +132,9 @@ void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags
 }
 
 void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_Event_WaitAll");
+  (void)flags;
+  check_array("gex_Event_WaitAll", pevent, numevents);
   for (;;) {
     size_t live, done = test_array(pevent, numevents, &live);
     if (done == live) return;
