@@ -146,6 +146,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   gexi_ctx.rank = b->rank;
   gexi_ctx.size = b->size;
   gexi_env_load(); /* a malformed variable ends the job here (core/env.h) */
+  GEXI_CHECK_FLAGS("gex_Client_Init", flags, GEX_FLAG_USES_GASNET1 | GEX_FLAG_DEFER_THREADS);
 
   struct gexi_proc_info mine;
   memset(&mine, 0, sizeof mine);

@@ -185,9 +185,19 @@ static inline void gexi_check_can_communicate(const char *fn) {
     gexi_check_can_communicate_slow(fn);
 }
 void gexi_check_init(const char *fn);
+/* gexi_check_can_communicate and the flags (no bits outside 'ok') in one
+ * branch, for calls whose idle cost is measured (gex_NBI_Wait). */
+void gexi_check_can_communicate_flags_slow(const char *fn, gex_Flags_t flags, gex_Flags_t ok);
+static inline void gexi_check_can_communicate_flags(const char *fn, gex_Flags_t flags,
+                                                    gex_Flags_t ok) {
+  if (__builtin_expect((unsigned)(gexi_tls.handler_depth | gexi_tls.hsl_depth |
+                                  !gexi_ctx.initialized) | (flags & ~ok), 0))
+    gexi_check_can_communicate_flags_slow(fn, flags, ok);
+}
 #else
 #define gexi_check_can_communicate(fn) ((void)0)
 #define gexi_check_init(fn) ((void)0)
+#define gexi_check_can_communicate_flags(fn, flags, ok) ((void)(flags))
 #endif
 
 /* ---- exit hooks (core/exit_hooks.c) ---- */

@@ -113,6 +113,11 @@ void gexi_bad_lc_opt(const char *fn, const void *lc_opt, int nbi) {
   gexi_fatal("%s: lc_opt %p is not allowed (%s)", fn, lc_opt, takes);
 }
 
+void gexi_bad_flags(const char *fn, gex_Flags_t flags, gex_Flags_t allowed) {
+  gexi_fatal("%s: flags 0x%x: bits 0x%x are not defined for this call (it takes 0x%x)", fn,
+             (unsigned)flags, (unsigned)(flags & ~allowed), (unsigned)allowed);
+}
+
 #if GEX_CHECKS
 void gexi_check_init(const char *fn) {
   if (!gexi_ctx.initialized) gexi_fatal("%s: called before gex_Client_Init", fn);
@@ -122,5 +127,10 @@ void gexi_check_can_communicate_slow(const char *fn) {
   gexi_check_init(fn);
   if (gexi_tls.handler_depth) gexi_fatal("%s: not allowed inside an AM handler", fn);
   if (gexi_tls.hsl_depth) gexi_fatal("%s: not allowed while holding a handler-safe lock", fn);
+}
+
+void gexi_check_can_communicate_flags_slow(const char *fn, gex_Flags_t flags, gex_Flags_t ok) {
+  gexi_check_can_communicate(fn);
+  GEXI_CHECK_FLAGS(fn, flags, ok);
 }
 #endif

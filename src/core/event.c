@@ -70,8 +70,10 @@ void gex_Event_Wait(gex_Event_t event) {
   free(event);
 }
 
-/* The array of the array calls: NULL only when empty. */
-static inline void check_array(const char *fn, const gex_Event_t *pevent, size_t n) {
+/* The arguments of the array calls: the array (NULL only when empty) and
+ * the flags (reserved: zero). */
+static inline void check_array(const char *fn, const gex_Event_t *pevent, size_t n,
+                               gex_Flags_t flags) {
 #if GEX_CHECKS
   if (GEXI_UNLIKELY(!pevent && n)) gexi_fatal("%s: pevent is NULL (numevents %zu)", fn, n);
 #else
@@ -79,6 +81,7 @@ static inline void check_array(const char *fn, const gex_Event_t *pevent, size_t
   (void)pevent;
   (void)n;
 #endif
+  GEXI_CHECK_FLAGS(fn, flags, 0);
 }
 
 /* Test every event; completed ones are freed and set to INVALID.  Returns
@@ -103,24 +106,21 @@ static size_t test_array(gex_Event_t *pevent, size_t n, size_t *live) {
 
 int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
   gexi_check_can_communicate("gex_Event_TestSome");
-  (void)flags;
-  check_array("gex_Event_TestSome", pevent, numevents);
+  check_array("gex_Event_TestSome", pevent, numevents, flags);
   size_t live, done = test_array(pevent, numevents, &live);
   return (live == 0 || done > 0) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
 int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
   gexi_check_can_communicate("gex_Event_TestAll");
-  (void)flags;
-  check_array("gex_Event_TestAll", pevent, numevents);
+  check_array("gex_Event_TestAll", pevent, numevents, flags);
   size_t live, done = test_array(pevent, numevents, &live);
   return done == live ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
 void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
   gexi_check_can_communicate("gex_Event_WaitSome");
-  (void)flags;
-  check_array("gex_Event_WaitSome", pevent, numevents);
+  check_array("gex_Event_WaitSome", pevent, numevents, flags);
   for (;;) {
     size_t live, done = test_array(pevent, numevents, &live);
     if (live == 0 || done > 0) return;
@@ -133,8 +133,7 @@ void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags
 
 void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
   gexi_check_can_communicate("gex_Event_WaitAll");
-  (void)flags;
-  check_array("gex_Event_WaitAll", pevent, numevents);
+  check_array("gex_Event_WaitAll", pevent, numevents, flags);
   for (;;) {
     size_t live, done = test_array(pevent, numevents, &live);
     if (done == live) return;

@@ -109,8 +109,9 @@ void *gex_Segment_QueryCData(gex_Segment_t seg) { return seg->cdata; }
 gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p,
                                        void **localaddr_p, uintptr_t *size_p,
                                        gex_Flags_t flags) {
-  (void)flags; /* every answer is local knowledge: never communicates */
+  /* IMMEDIATE only; every answer is local knowledge: never communicates. */
   gexi_check_init("gex_EP_QueryBoundSegmentNB");
+  GEXI_CHECK_FLAGS("gex_EP_QueryBoundSegmentNB", flags, GEX_FLAG_IMMEDIATE);
   if (rank >= GEXI_TM_SIZE(tm))
     gexi_fatal("gex_EP_QueryBoundSegmentNB: rank %u out of range (team size %u)", (unsigned)rank,
                (unsigned)GEXI_TM_SIZE(tm));
@@ -134,9 +135,9 @@ int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, voi
 int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags) {
   (void)eps;
   (void)num_eps;
-  (void)flags;
   /* Only primordial segments exist, and Attach already published them. */
   gexi_check_can_communicate("gex_EP_PublishBoundSegment");
+  GEXI_CHECK_FLAGS("gex_EP_PublishBoundSegment", flags, 0); /* reserved */
   if (gexi_tm(tm)->is_pair) return GASNET_ERR_BAD_ARG;
   return GASNET_OK;
 }
