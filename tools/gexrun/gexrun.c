@@ -1097,7 +1097,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       printf("usage: gexrun -n N [options] [--] program [args...]\n"
              "Run N copies of program as the ranks of one libgex job.\n"
-             "  -n, -np, --np N        number of ranks (N >= 1)\n"
+             "  -n, -np, --np N        number of ranks (1 <= N <= 65536)\n"
              "  -H, --hosts LIST       hosts to run on: h1[:slots],h2[:slots],... (ranks fill\n"
              "                         each host in order; default slots ceil(N/hosts))\n"
              "  -l, --label            prefix every output line with [rank]\n"
