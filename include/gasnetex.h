@@ -313,8 +313,9 @@ int gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags);
 /* ---- handler-safe locks ---------------------------------------------------------- */
 typedef struct {
   pthread_mutex_t gexi_mutex;
+  uintptr_t gexi_owner; /* checked builds: the holding thread, 0 when free */
 } gex_HSL_t;
-#define GEX_HSL_INITIALIZER {PTHREAD_MUTEX_INITIALIZER}
+#define GEX_HSL_INITIALIZER {PTHREAD_MUTEX_INITIALIZER, 0}
 void gex_HSL_Init(gex_HSL_t *hsl);
 void gex_HSL_Destroy(gex_HSL_t *hsl);
 void gex_HSL_Lock(gex_HSL_t *hsl);

@@ -12,6 +12,8 @@
 #include "test_util.h"
 #include "misuse_util.h"
 
+#include <pthread.h>
+
 static const gex_AM_Index_t H_REQ = 130, H_REP = 131, H_SAVE = 132;
 static gex_Token_t saved_token;
 static atomic_int saved, replied;
@@ -52,6 +54,16 @@ static void h_save(gex_Token_t t, gex_AM_Arg_t a) {
   atomic_store(&saved, 1);
 }
 
+/* Flags passed through a volatile, as a client computing them would. */
+static volatile gex_Flags_t all_bits = 0xFFFFFFFFu;
+
+static gex_HSL_t hsl = GEX_HSL_INITIALIZER;
+static void *lock_hsl(void *arg) {
+  (void)arg;
+  gex_HSL_Lock(&hsl); /* and keep it */
+  return NULL;
+}
+
 int main(int argc, char **argv) {
   mode = argc > 1 ? argv[1] : "";
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -61,6 +73,15 @@ int main(int argc, char **argv) {
     gasnet_AMPoll();
     printf("NOT DETECTED: gasnet_AMPoll before gex_Client_Init was accepted\n");
     return 0;
+  }
+  if (!strcmp(mode, "flags_init")) { /* run with one rank: each rank reports */
+    gex_Client_t c;
+    gex_EP_t ep;
+    gex_TM_t tm;
+    expect("^libgex: rank 0: gex_Client_Init: flags 0xffffffff: bits 0xfffffffc are not "
+           "defined for this call");
+    gex_Client_Init(&c, &ep, &tm, "MISUSE", &argc, &argv, all_bits);
+    not_detected();
   }
 
   gex_AM_Entry_t tab[] = {
@@ -184,6 +205,148 @@ int main(int argc, char **argv) {
       CHECK(max + 1 <= sizeof big);
       expect("^libgex: rank 0: gex_AM_RequestMedium[0-9]*: .*\\b%zu\\b", max + 1);
       gex_AM_RequestMedium1(T.tm, last, H_REQ, big, max + 1, GEX_EVENT_NOW, 0, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  /* ---- NULL buffers, lc_opt and event arrays ---- */
+  if (!strcmp(mode, "null_lc_putnb")) { /* to an on-node peer: the inline path */
+    if (me == last) {
+      expect("^libgex: rank %u: gex_RMA_PutNB: lc_opt is NULL \\(", me);
+      gex_RMA_PutNB(T.tm, 0, T.peer_seg[0], buf, 8, NULL, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "null_lc_putnbi")) {
+    if (me == 0) {
+      expect("^libgex: rank 0: gex_RMA_PutNBI: lc_opt is NULL \\(an NBI call");
+      gex_RMA_PutNBI(T.tm, last, T.peer_seg[last], buf, 8, NULL, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "null_src_put")) {
+    if (me == 0) {
+      expect("^libgex: rank 0: gex_RMA_PutBlocking: src is NULL \\(nbytes 16\\)$");
+      gex_RMA_PutBlocking(T.tm, last, T.peer_seg[last], NULL, 16, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "null_dest_get")) {
+    if (me == last) {
+      expect("^libgex: rank %u: gex_RMA_GetNBI: dest is NULL \\(nbytes 8\\)$", me);
+      gex_RMA_GetNBI(T.tm, NULL, 0, T.peer_seg[0], 8, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "null_src_am")) {
+    if (me == 0) {
+      expect("^libgex: rank 0: gex_AM_RequestMedium[0-9]*: source_addr is NULL \\(nbytes 8\\)$");
+      gex_AM_RequestMedium1(T.tm, last, H_REQ, NULL, 8, GEX_EVENT_NOW, 0, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "null_events_waitall") || !strcmp(mode, "null_events_testsome")) {
+    if (me == last) {
+      if (mode[12] == 'w') {
+        expect("^libgex: rank %u: gex_Event_WaitAll: pevent is NULL \\(numevents 2\\)$", me);
+        gex_Event_WaitAll(NULL, 2, 0);
+      } else {
+        expect("^libgex: rank %u: gex_Event_TestSome: pevent is NULL \\(numevents 3\\)$", me);
+        gex_Event_TestSome(NULL, 3, 0);
+      }
+      not_detected();
+    }
+    wait_forever();
+  }
+  /* ---- flag bits not defined for the call ---- */
+  if (!strcmp(mode, "flags_put")) {
+    if (me == 0) {
+      expect("^libgex: rank 0: gex_RMA_PutNBI: flags 0xffffffff: bits 0xffff3800 are not "
+             "defined for this call");
+      gex_RMA_PutNBI(T.tm, last, T.peer_seg[last], buf, 8, GEX_EVENT_DEFER, all_bits);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "flags_get_jobrank")) { /* only atomics and gex_TM_Create take it */
+    if (me == last) {
+      expect("^libgex: rank %u: gex_RMA_GetBlocking: flags 0x2000: bits 0x2000 are not defined "
+             "for this call", me);
+      gex_RMA_GetBlocking(T.tm, buf, 0, T.peer_seg[0], 8, GEX_FLAG_RANK_IS_JOBRANK);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "flags_am")) {
+    if (me == 0) {
+      expect("^libgex: rank 0: gex_AM_RequestShort[0-9]*: flags 0xffffffff: bits 0xffff3800 "
+             "are not defined for this call");
+      gex_AM_RequestShort1(T.tm, last, H_REQ, all_bits, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "flags_am_least")) { /* a query flag, invalid for the call itself */
+    if (me == 0) {
+      expect("^libgex: rank 0: gex_AM_RequestMedium[0-9]*: flags 0x800: bits 0x800 are not "
+             "defined for this call");
+      gex_AM_RequestMedium1(T.tm, last, H_REQ, buf, 8, GEX_EVENT_NOW,
+                            GEX_FLAG_AM_PREPARE_LEAST_CLIENT, 0);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "flags_nbi_wait")) {
+    if (me == last) {
+      expect("^libgex: rank %u: gex_NBI_Wait: flags 0x1: bits 0x1 are not defined for this "
+             "call", me);
+      gex_NBI_Wait(GEX_EC_ALL, GEX_FLAG_IMMEDIATE);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "flags_barrier")) { /* every rank makes the same mistake */
+    if (me == 0) {
+      expect("^libgex: rank 0: gex_Coll_BarrierNB: flags 0x1: bits 0x1 are not defined for "
+             "this call");
+      gex_Event_Wait(gex_Coll_BarrierNB(T.tm, GEX_FLAG_IMMEDIATE));
+      not_detected();
+    }
+    wait_forever();
+  }
+  /* ---- handler-safe locks ---- */
+  if (!strcmp(mode, "hsl_unlock_free")) {
+    if (me == 0) {
+      expect("^libgex: rank 0: gex_HSL_Unlock: the handler-safe lock %p is not locked$",
+             (void *)&hsl);
+      gex_HSL_Unlock(&hsl);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "hsl_unlock_other")) {
+    if (me == last) {
+      pthread_t th;
+      CHECK(pthread_create(&th, NULL, lock_hsl, NULL) == 0);
+      CHECK(pthread_join(th, NULL) == 0);
+      expect("^libgex: rank %u: gex_HSL_Unlock: the handler-safe lock %p is held by another "
+             "thread$", me, (void *)&hsl);
+      gasnet_hsl_unlock(&hsl);
+      not_detected();
+    }
+    wait_forever();
+  }
+  if (!strcmp(mode, "hsl_relock")) {
+    if (me == 0) {
+      gex_HSL_Lock(&hsl);
+      expect("^libgex: rank 0: gex_HSL_Lock: this thread already holds the handler-safe lock "
+             "%p$", (void *)&hsl);
+      gex_HSL_Lock(&hsl);
       not_detected();
     }
     wait_forever();

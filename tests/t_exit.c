@@ -24,6 +24,13 @@
  *   t_exit leave        (run with GASNET_CATCH_EXIT=0) after a barrier
  *                       every rank calls exit(0); its atexit handler
  *                       runs and prints "ATEXIT rank R"                -> 0
+ *
+ * gasnet_exit before gex_Client_Init keeps its code too:
+ *   t_exit before_init      every rank calls gasnet_exit(9) before
+ *                           gex_Client_Init                           -> 9
+ *   t_exit before_init_one  the last rank (GEX_RANK, GEX_SIZE) calls
+ *                           gasnet_exit(9) before gex_Client_Init, the
+ *                           others wait for it inside gex_Client_Init  -> 9
  */
 #include "test_util.h"
 
@@ -65,15 +72,25 @@ int main(int argc, char **argv) {
   const char *mode = NULL;
   static const char *modes[] = {"blockuntil", "handler", "zero",      "all",
                                 "thread",     "return",  "exit_all", "sigint",
-                                "sigint_dfl", "leave"};
+                                "sigint_dfl", "leave",   "before_init", "before_init_one"};
   const int nmodes = (int)(sizeof modes / sizeof modes[0]);
   for (int i = 1; i < argc; i++)
     for (int k = 0; k < nmodes; k++)
       if (!strcmp(argv[i], modes[k])) mode = modes[k];
   if (!mode) {
     fprintf(stderr, "usage: t_exit blockuntil|handler|zero|all|thread|return|exit_all|sigint|"
-                    "sigint_dfl|leave\n");
+                    "sigint_dfl|leave|before_init|before_init_one\n");
     return 2;
+  }
+  if (!strncmp(mode, "before_init", 11)) {
+    /* Before gex_Client_Init only the launcher's variables tell the rank. */
+    const char *r = getenv("GEX_RANK"), *s = getenv("GEX_SIZE");
+    const long rank = r ? atol(r) : 0, size = s ? atol(s) : 1;
+    if (!strcmp(mode, "before_init") || rank == size - 1) {
+      printf("EXITING rank %ld code 9 (before gex_Client_Init)\n", rank);
+      fflush(stdout);
+      gasnet_exit(9);
+    }
   }
   gex_AM_Entry_t tab[] = {
       {H_EXIT, (gex_AM_Fn_t)h_exit, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "exit"}};
@@ -84,6 +101,7 @@ int main(int argc, char **argv) {
   memset(T.seg_base, 0, 4096);
   test_barrier();
 
+  CHECK(strcmp(mode, "before_init_one") != 0 && "the job should have ended in gex_Client_Init");
   if (!strcmp(mode, "handler")) {
     if (me == 0) CHECK(gex_AM_RequestShort1(T.tm, x, H_EXIT, 0, 5) == 0);
     GASNET_BLOCKUNTIL(*never == 1);

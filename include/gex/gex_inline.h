@@ -64,6 +64,56 @@ GEXI_COLD void gexi_bad_rank(const char *fn, gex_TM_t tm, gex_Rank_t rank);
 GEXI_COLD void gexi_bad_range(const char *fn, gex_TM_t tm, gex_Rank_t rank, const void *addr,
                               size_t nbytes);
 GEXI_COLD void gexi_bad_value_size(const char *fn, size_t nbytes);
+/* 'what' (a buffer argument) is NULL while nbytes > 0. */
+GEXI_COLD void gexi_bad_null(const char *fn, const char *what, size_t nbytes);
+/* lc_opt not allowed for the call (NBI: NOW, DEFER or GROUP; NB: NOW, DEFER
+ * or an event pointer). */
+GEXI_COLD void gexi_bad_lc_opt(const char *fn, const void *lc_opt, int nbi);
+/* flags has bits outside 'allowed', the flags defined for the call. */
+GEXI_COLD void gexi_bad_flags(const char *fn, gex_Flags_t flags, gex_Flags_t allowed);
+
+/* The flags a point-to-point call may take (RMA, and the fixed-payload AM
+ * calls): IMMEDIATE, the local-completion copy hints, the segment
+ * disposition assertions and the PEER_NEVER_* assertions.  Flags of other
+ * families share these bits' neighbours (gasnet_fwd.h), so each call checks
+ * its own set. */
+#define GEXI_FLAGS_P2P                                                                   \
+  (GEX_FLAG_IMMEDIATE | GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO |                      \
+   GEX_FLAG_SELF_SEG_UNKNOWN | GEX_FLAG_SELF_SEG_SOME | GEX_FLAG_SELF_SEG_BOUND |          \
+   GEX_FLAG_SELF_SEG_OFFSET | GEX_FLAG_PEER_SEG_UNKNOWN | GEX_FLAG_PEER_SEG_SOME |         \
+   GEX_FLAG_PEER_SEG_BOUND | GEX_FLAG_PEER_SEG_OFFSET | GEX_FLAG_PEER_NEVER_SELF |         \
+   GEX_FLAG_PEER_NEVER_NBRHD)
+
+/* The AM_PREPARE_LEAST_* flags: for the AM Max* queries and (ignored) for
+ * the Prepare calls, never for the fixed-payload calls. */
+#define GEXI_FLAGS_AM_LEAST (GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC)
+
+/* Argument checks of the inline calls (GEX_CHECKS only).  With the
+ * arguments constant or loop-invariant, as they usually are, the compiler
+ * folds or hoists them out of the caller's loop. */
+#if GEX_CHECKS
+#define GEXI_CHECK_FLAGS(fn, flags, ok)                                                  \
+  do {                                                                                   \
+    if (GEXI_UNLIKELY((flags) & ~(gex_Flags_t)(ok))) gexi_bad_flags(fn, flags, ok);      \
+  } while (0)
+#define GEXI_CHECK_BUF(fn, what, p, nbytes)                                              \
+  do {                                                                                   \
+    if (GEXI_UNLIKELY(!(p) && (nbytes))) gexi_bad_null(fn, what, nbytes);                \
+  } while (0)
+#define GEXI_CHECK_LC_NBI(fn, lc)                                                        \
+  do {                                                                                   \
+    if (GEXI_UNLIKELY((uintptr_t)(lc) - 1u > 2u)) gexi_bad_lc_opt(fn, lc, 1);            \
+  } while (0)
+#define GEXI_CHECK_LC_NB(fn, lc)                                                         \
+  do {                                                                                   \
+    if (GEXI_UNLIKELY(!(lc) || (lc) == GEX_EVENT_GROUP)) gexi_bad_lc_opt(fn, lc, 0);     \
+  } while (0)
+#else
+#define GEXI_CHECK_FLAGS(fn, flags, ok) ((void)(flags))
+#define GEXI_CHECK_BUF(fn, what, p, nbytes) ((void)(p))
+#define GEXI_CHECK_LC_NBI(fn, lc) ((void)(lc))
+#define GEXI_CHECK_LC_NB(fn, lc) ((void)(lc))
+#endif
 
 /* Slow path for peers that are not mapped here.  'mode' selects the form:
  * 0 blocking, 1 NB (returns the event), 2 NBI (returns NO_OP on failure). */
@@ -98,6 +148,9 @@ GEXI_INLINE const gexi_Peer_t *gexi_peer_checked(const char *fn, gex_TM_t tm, ge
 GEXI_INLINE int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags) {
   const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_PutNBI", tm, rank, dest, nbytes);
+  GEXI_CHECK_BUF("gex_RMA_PutNBI", "src", src, nbytes);
+  GEXI_CHECK_LC_NBI("gex_RMA_PutNBI", lc_opt);
+  GEXI_CHECK_FLAGS("gex_RMA_PutNBI", flags, GEXI_FLAGS_P2P);
   if (GEXI_LIKELY(p->local)) {
     memcpy((char *)dest + p->delta, src, nbytes);
     return 0;
@@ -109,6 +162,9 @@ GEXI_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest,
                                       const void *src, size_t nbytes, gex_Event_t *lc_opt,
                                       gex_Flags_t flags) {
   const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_PutNB", tm, rank, dest, nbytes);
+  GEXI_CHECK_BUF("gex_RMA_PutNB", "src", src, nbytes);
+  GEXI_CHECK_LC_NB("gex_RMA_PutNB", lc_opt);
+  GEXI_CHECK_FLAGS("gex_RMA_PutNB", flags, GEXI_FLAGS_P2P);
   if (GEXI_LIKELY(p->local)) {
     memcpy((char *)dest + p->delta, src, nbytes);
     if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER && lc_opt != GEX_EVENT_GROUP)
@@ -121,6 +177,8 @@ GEXI_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest,
 GEXI_INLINE int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                     size_t nbytes, gex_Flags_t flags) {
   const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_PutBlocking", tm, rank, dest, nbytes);
+  GEXI_CHECK_BUF("gex_RMA_PutBlocking", "src", src, nbytes);
+  GEXI_CHECK_FLAGS("gex_RMA_PutBlocking", flags, GEXI_FLAGS_P2P);
   if (GEXI_LIKELY(p->local)) {
     memcpy((char *)dest + p->delta, src, nbytes);
     return 0;
@@ -133,6 +191,8 @@ GEXI_INLINE int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, co
 GEXI_INLINE int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                                size_t nbytes, gex_Flags_t flags) {
   const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_GetNBI", tm, rank, src, nbytes);
+  GEXI_CHECK_BUF("gex_RMA_GetNBI", "dest", dest, nbytes);
+  GEXI_CHECK_FLAGS("gex_RMA_GetNBI", flags, GEXI_FLAGS_P2P);
   if (GEXI_LIKELY(p->local)) {
     memcpy(dest, (const char *)src + p->delta, nbytes);
     return 0;
@@ -143,6 +203,8 @@ GEXI_INLINE int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *s
 GEXI_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                                       size_t nbytes, gex_Flags_t flags) {
   const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_GetNB", tm, rank, src, nbytes);
+  GEXI_CHECK_BUF("gex_RMA_GetNB", "dest", dest, nbytes);
+  GEXI_CHECK_FLAGS("gex_RMA_GetNB", flags, GEXI_FLAGS_P2P);
   if (GEXI_LIKELY(p->local)) {
     memcpy(dest, (const char *)src + p->delta, nbytes);
     return GEX_EVENT_INVALID;
@@ -153,6 +215,8 @@ GEXI_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, 
 GEXI_INLINE int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                                     size_t nbytes, gex_Flags_t flags) {
   const gexi_Peer_t *p = gexi_peer_checked("gex_RMA_GetBlocking", tm, rank, src, nbytes);
+  GEXI_CHECK_BUF("gex_RMA_GetBlocking", "dest", dest, nbytes);
+  GEXI_CHECK_FLAGS("gex_RMA_GetBlocking", flags, GEXI_FLAGS_P2P);
   if (GEXI_LIKELY(p->local)) {
     memcpy(dest, (const char *)src + p->delta, nbytes);
     return 0;

@@ -63,6 +63,8 @@ static gex_AM_SrcDesc_t prepare(const char *fn, int kind, gex_Rank_t jobrank,
   if (most < least) gexi_fatal("%s: most_payload %zu is below least_payload %zu", fn, most, least);
   if (nargs > GEXI_AM_MAX_ARGS) gexi_fatal("%s: numargs %u exceeds %d", fn, nargs, GEXI_AM_MAX_ARGS);
   if (!client_buf && lc_opt) gexi_fatal("%s: lc_opt must be NULL without a client buffer", fn);
+  /* Those of the fixed-payload call, and the (ignored) LEAST_* query flags. */
+  GEXI_CHECK_FLAGS(fn, flags, GEXI_FLAGS_P2P | GEXI_FLAGS_AM_LEAST);
 #else
   (void)least;
   (void)fn;
@@ -160,8 +162,11 @@ static struct gexi_SrcDesc *owned_sd(const char *fn, gex_AM_SrcDesc_t sd, int ki
 int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_t nbytes,
                    void *dest, gex_Flags_t commit_flags, unsigned int nargs,
                    const gex_AM_Arg_t *args) {
-  (void)commit_flags; /* the slot is already reserved: Commit never blocks */
+  /* commit_flags: only IMMEDIATE has an effect, which is none here (the slot
+   * is already reserved: Commit never blocks); the fixed-payload call's
+   * flags are accepted. */
   const char *fn = commit_name[kind];
+  GEXI_CHECK_FLAGS(fn, commit_flags, GEXI_FLAGS_P2P);
   struct gexi_SrcDesc *sd = owned_sd(fn, sdh, kind);
   int is_long = (kind == GEXI_SD_REQ_LONG || kind == GEXI_SD_REP_LONG);
 #if GEX_CHECKS
@@ -212,7 +217,7 @@ void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd) { return sd->addr; }
 size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t sd) { return sd->size; }
 
 static int cancel(const char *fn, gex_AM_SrcDesc_t sdh, int kind, gex_Flags_t flags) {
-  (void)flags;
+  GEXI_CHECK_FLAGS(fn, flags, 0); /* reserved: must be zero */
   struct gexi_SrcDesc *sd = owned_sd(fn, sdh, kind);
   struct gexi_amq_slot *s = sd->transport_slot;
   if (s) {

@@ -133,13 +133,20 @@ static inline void am_local_completion(const char *fn, gex_Event_t *lc_opt, int 
   *lc_opt = GEX_EVENT_INVALID;
 }
 
-static inline void check_payload(const char *fn, size_t nbytes, size_t max) {
+/* The payload's size and source, and the flags a fixed-payload AM takes
+ * (GEXI_FLAGS_P2P: not the AM_PREPARE_LEAST_* query flags). */
+static inline void check_payload(const char *fn, const void *src, size_t nbytes, size_t max,
+                                 gex_Flags_t flags) {
 #if GEX_CHECKS
   if (GEXI_UNLIKELY(nbytes > max)) gexi_fatal("%s: nbytes %zu exceeds the maximum %zu", fn, nbytes, max);
+  GEXI_CHECK_BUF(fn, "source_addr", src, nbytes);
+  GEXI_CHECK_FLAGS(fn, flags, GEXI_FLAGS_P2P);
 #else
   (void)fn;
+  (void)src;
   (void)nbytes;
   (void)max;
+  (void)flags;
 #endif
 }
 
@@ -163,12 +170,14 @@ static inline void check_long_dest(const char *fn, gex_Rank_t jobrank, const voi
 int gexi_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
                          gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
   gex_Rank_t j = request_target("gex_AM_RequestShort", tm, rank);
+  GEXI_CHECK_FLAGS("gex_AM_RequestShort", flags, GEXI_FLAGS_P2P);
   return am_inject(j, GEXI_AM_SHORT, 1, handler, nargs, args, NULL, 0, NULL, flags);
 }
 
 int gexi_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags,
                        unsigned int nargs, const gex_AM_Arg_t *args) {
   struct gexi_Token *tok = gexi_reply_token("gex_AM_ReplyShort", token);
+  GEXI_CHECK_FLAGS("gex_AM_ReplyShort", flags, GEXI_FLAGS_P2P);
   int rc = am_inject(tok->src, GEXI_AM_SHORT, 0, handler, nargs, args, NULL, 0, NULL, flags);
   if (rc) tok->replied = 0; /* IMMEDIATE refusal: the Reply may be retried */
   return rc;
@@ -178,7 +187,7 @@ int gexi_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
                           const void *src, size_t nbytes, gex_Event_t *lc_opt,
                           gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
   gex_Rank_t j = request_target("gex_AM_RequestMedium", tm, rank);
-  check_payload("gex_AM_RequestMedium", nbytes, GEXI_AM_MAX_MEDIUM);
+  check_payload("gex_AM_RequestMedium", src, nbytes, GEXI_AM_MAX_MEDIUM, flags);
   int rc = am_inject(j, GEXI_AM_MEDIUM, 1, handler, nargs, args, src, nbytes, NULL, flags);
   if (!rc) am_local_completion("gex_AM_RequestMedium", lc_opt, 1);
   return rc;
@@ -188,7 +197,7 @@ int gexi_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *s
                         size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
                         unsigned int nargs, const gex_AM_Arg_t *args) {
   struct gexi_Token *tok = gexi_reply_token("gex_AM_ReplyMedium", token);
-  check_payload("gex_AM_ReplyMedium", nbytes, GEXI_AM_MAX_MEDIUM);
+  check_payload("gex_AM_ReplyMedium", src, nbytes, GEXI_AM_MAX_MEDIUM, flags);
   int rc = am_inject(tok->src, GEXI_AM_MEDIUM, 0, handler, nargs, args, src, nbytes, NULL, flags);
   if (rc)
     tok->replied = 0;
@@ -201,7 +210,7 @@ int gexi_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, co
                         size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
                         unsigned int nargs, const gex_AM_Arg_t *args) {
   gex_Rank_t j = request_target("gex_AM_RequestLong", tm, rank);
-  check_payload("gex_AM_RequestLong", nbytes, GEXI_AM_MAX_LONG);
+  check_payload("gex_AM_RequestLong", src, nbytes, GEXI_AM_MAX_LONG, flags);
   check_long_dest("gex_AM_RequestLong", j, dest, nbytes);
   int rc = am_inject(j, GEXI_AM_LONG, 1, handler, nargs, args, src, nbytes, dest, flags);
   if (!rc) am_local_completion("gex_AM_RequestLong", lc_opt, 1);
@@ -212,7 +221,7 @@ int gexi_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *src
                       size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
                       unsigned int nargs, const gex_AM_Arg_t *args) {
   struct gexi_Token *tok = gexi_reply_token("gex_AM_ReplyLong", token);
-  check_payload("gex_AM_ReplyLong", nbytes, GEXI_AM_MAX_LONG);
+  check_payload("gex_AM_ReplyLong", src, nbytes, GEXI_AM_MAX_LONG, flags);
   check_long_dest("gex_AM_ReplyLong", tok->src, dest, nbytes);
   int rc = am_inject(tok->src, GEXI_AM_LONG, 0, handler, nargs, args, src, nbytes, dest, flags);
   if (rc)

@@ -120,18 +120,11 @@ static void check_create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
 
 /* GEX_AD_FORCE_AM=1 (a testing switch, docs/atomics.md): serve every
  * target, on-node ones and this process too, through Active Messages. */
-static bool force_am(void) {
-  const char *s = getenv("GEX_AD_FORCE_AM");
-  return s && *s && strcmp(s, "0") != 0;
-}
+static bool force_am(void) { return gexi_ctx.env.ad_force_am; }
 
 /* GEX_AD_NATIVE (docs/atomics.md): -1 "auto" (default), 0 never, 1 whenever
  * the provider supports the domain's data type and operations. */
-static int native_mode(void) {
-  const char *s = getenv("GEX_AD_NATIVE");
-  if (!s || !*s || strcmp(s, "auto") == 0) return -1;
-  return strcmp(s, "0") != 0;
-}
+static int native_mode(void) { return gexi_ctx.env.ad_native; }
 
 /* This rank's vote for provider-native atomics; *why: the reason if not. */
 static bool want_native(const struct gexi_AD *ad, const char **why) {
@@ -181,8 +174,7 @@ static bool select_impl(struct gexi_AD *ad) {
   }
   if (force_am()) ad->impl_local = ad->impl_remote = GEXI_AD_IMPL_AM;
   ad->cpu_local = ad->impl_local == GEXI_AD_IMPL_CPU;
-  const char *v = getenv("GEX_AD_VERBOSE");
-  if (v && *v && strcmp(v, "0") != 0 && ad->rank == 0) {
+  if (gexi_ctx.env.ad_verbose && ad->rank == 0) {
     char b[512];
     ops_string(ad->ops, b, sizeof b);
     if (ad->impl_remote == GEXI_AD_IMPL_NET)

@@ -50,6 +50,11 @@ struct gexi_bootstrap {
 /* Pick and start the bootstrap for this process (environment decides). */
 gexi_bootstrap_t *gexi_bootstrap_start(void);
 gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd);
+/* gasnet_exit (EXIT) or a fatal error (ABORT) before gex_Client_Init: if
+ * gexrun started this process, tell it, so that the job ends with 'code'
+ * rather than as a death.  Nothing otherwise. */
+void gexi_bootstrap_end_before_init(int is_abort, int code);
+void gexi_bootstrap_launcher_end_early(int fd, uint32_t type, int code);
 gexi_bootstrap_t *gexi_bootstrap_singleton_start(void);
 /* PMIx client (mpirun, srun --mpi=pmix); without PMIx at build time it
  * reports that and ends the process. */

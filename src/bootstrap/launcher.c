@@ -198,17 +198,32 @@ static void launcher_secret(gexi_bootstrap_t *b, unsigned char out[GEXI_SECRET_L
   pthread_mutex_unlock(&l->lock);
 }
 
+/* A lone EXIT or ABORT frame, before gex_Client_Init (no HELLO). */
+void gexi_bootstrap_launcher_end_early(int fd, uint32_t type, int code) {
+  struct gexi_wire_hdr h = {type, 0, code, -1};
+  const char *p = (const char *)&h;
+  size_t n = sizeof h;
+  while (n) {
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return; /* gexrun is gone: nobody to tell */
+    p += w;
+    n -= (size_t)w;
+  }
+}
+
 gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd) {
-  const char *r = getenv("GEX_RANK"), *s = getenv("GEX_SIZE");
-  if (!r || !s) {
+  if (!gexi_env_string("GEX_RANK") || !gexi_env_string("GEX_SIZE")) {
     fprintf(stderr, "libgex: GEX_BOOT_FD is set but GEX_RANK/GEX_SIZE are not\n");
     exit(1);
   }
+  const uint32_t size = (uint32_t)gexi_env_count("GEX_SIZE", 1, 1, INT32_MAX);
+  const uint32_t rank = (uint32_t)gexi_env_count("GEX_RANK", 0, 0, size - 1);
   struct launcher *l = calloc(1, sizeof *l);
   if (!l) abort();
   l->pub.name = "gexrun";
-  l->pub.rank = (uint32_t)strtoul(r, NULL, 10);
-  l->pub.size = (uint32_t)strtoul(s, NULL, 10);
+  l->pub.rank = rank;
+  l->pub.size = size;
   l->pub.allgather = launcher_allgather;
   l->pub.notify_exit = launcher_notify_exit;
   l->pub.notify_abort = launcher_notify_abort;

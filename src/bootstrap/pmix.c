@@ -209,17 +209,10 @@ static void pmix_secret(gexi_bootstrap_t *b, unsigned char out[GEXI_SECRET_LEN])
   PMIX_VALUE_RELEASE(got);
 }
 
+/* GEX_BOOTSTRAP_TIMEOUT: seconds, 0..1000000 (0: none); a bad value is
+ * fatal, as for every variable (core/env.h). */
 static int bootstrap_timeout(void) {
-  const char *s = getenv("GEX_BOOTSTRAP_TIMEOUT");
-  if (!s || !*s) return GEXI_PMIX_DEFAULT_TIMEOUT;
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (*end || v < 0 || v > 1000000) {
-    fprintf(stderr, "libgex: GEX_BOOTSTRAP_TIMEOUT='%s' is not a number of seconds; using %d\n",
-            s, GEXI_PMIX_DEFAULT_TIMEOUT);
-    return GEXI_PMIX_DEFAULT_TIMEOUT;
-  }
-  return (int)v;
+  return (int)gexi_env_count("GEX_BOOTSTRAP_TIMEOUT", GEXI_PMIX_DEFAULT_TIMEOUT, 0, 1000000);
 }
 
 gexi_bootstrap_t *gexi_bootstrap_pmix_start(void) {

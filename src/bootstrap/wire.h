@@ -10,11 +10,16 @@
  *   HELLO      arg0 = rank.  Sent once, when the rank enters gex_Client_Init;
  *              from then on the rank counts as a libgex process.
  *   ALLGATHER  payload = this rank's contribution for the next round.  Every
- *              rank sends the same length in a round.  A barrier is a round
- *              with len 0.
+ *              rank sends the same length in a round, one contribution per
+ *              round (the next only after the result), and length times the
+ *              job size is at most GEXI_WIRE_MAX_PAYLOAD; gexrun checks this
+ *              at the header, before it reads the payload.  A barrier is a
+ *              round with len 0.
  *   EXIT       arg0 = exit code: the rank called gasnet_exit(code).
  *   ABORT      arg0 = exit code: the rank hit a fatal error (it has already
  *              printed the reason) and is ending the job.
+ *   EXIT and ABORT may also come before HELLO, alone (gasnet_exit or a fatal
+ *   error before gex_Client_Init); every other frame needs HELLO first.
  *   LEAVE      arg0 = exit code: the rank is ending by exit(code) with
  *              GASNET_CATCH_EXIT=0; its end is not a death and does not end
  *              the job.

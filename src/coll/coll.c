@@ -290,9 +290,17 @@ static int barrier_direct(struct gexi_team *t, gex_Event_t *ev) {
   return 1;
 }
 
+/* Flags: none for the barrier; the data collectives take the segment
+ * disposition assertions (announced by the specification, without effect
+ * here) and nothing else. */
+#define COLL_DATA_FLAGS                                                                  \
+  (GEX_FLAG_SELF_SEG_UNKNOWN | GEX_FLAG_SELF_SEG_SOME | GEX_FLAG_SELF_SEG_BOUND |         \
+   GEX_FLAG_SELF_SEG_OFFSET | GEX_FLAG_PEER_SEG_UNKNOWN | GEX_FLAG_PEER_SEG_SOME |        \
+   GEX_FLAG_PEER_SEG_BOUND | GEX_FLAG_PEER_SEG_OFFSET)
+
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_Coll_BarrierNB");
+  GEXI_CHECK_FLAGS("gex_Coll_BarrierNB", flags, 0);
   if (tm != GEX_TM_INVALID && !gexi_tm(tm)->is_pair) {
     gex_Event_t d;
     if (barrier_direct(gexi_tm(tm), &d)) return d;
@@ -309,7 +317,7 @@ int gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags) {
 
 gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src,
                                  size_t nbytes, gex_Flags_t flags) {
-  (void)flags;
+  GEXI_CHECK_FLAGS("gex_Coll_BroadcastNB", flags, COLL_DATA_FLAGS);
   struct gexi_Event *e = new_op("gex_Coll_BroadcastNB", tm, GEXI_COLL_BCAST);
   if (root >= e->t->head.size)
     gexi_fatal("gex_Coll_BroadcastNB: root %u out of range (team size %u)", (unsigned)root,
@@ -376,7 +384,7 @@ gex_Event_t gex_Coll_ReduceToOneNB(gex_TM_t tm, gex_Rank_t root, void *dst, cons
                                    gex_DT_t dt, size_t dt_sz, size_t dt_cnt, gex_OP_t op,
                                    gex_Coll_ReduceFn_t user_op, void *user_cdata,
                                    gex_Flags_t flags) {
-  (void)flags;
+  GEXI_CHECK_FLAGS("gex_Coll_ReduceToOneNB", flags, COLL_DATA_FLAGS);
   if (tm != GEX_TM_INVALID && !gexi_tm(tm)->is_pair && root >= GEXI_TM_SIZE(tm))
     gexi_fatal("gex_Coll_ReduceToOneNB: root %u out of range (team size %u)", (unsigned)root,
                (unsigned)GEXI_TM_SIZE(tm));
@@ -388,7 +396,7 @@ gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_
                                    size_t dt_sz, size_t dt_cnt, gex_OP_t op,
                                    gex_Coll_ReduceFn_t user_op, void *user_cdata,
                                    gex_Flags_t flags) {
-  (void)flags;
+  GEXI_CHECK_FLAGS("gex_Coll_ReduceToAllNB", flags, COLL_DATA_FLAGS);
   return reduce("gex_Coll_ReduceToAllNB", tm, GEX_RANK_INVALID, dst, src, dt, dt_sz, dt_cnt, op,
                 user_op, user_cdata);
 }

@@ -204,19 +204,9 @@ void gexi_coll_am_init(void) {
   if (!c) gexi_fatal("out of memory");
   pthread_mutex_init(&c->lock, NULL);
   c->chunk = gex_AM_LUBRequestMedium();
-  const char *s = getenv("GEX_COLL_FORCE_AM");
-  c->force = s && *s && strcmp(s, "0") != 0;
-  s = getenv("GEX_COLL_HIER");
-  c->hier = !(s && strcmp(s, "0") == 0);
-  c->radix = 4;
-  s = getenv("GEX_COLL_RADIX");
-  if (s && *s) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end || v < 2 || v > 64)
-      gexi_fatal("GEX_COLL_RADIX=%s: must be an integer in [2, 64]", s);
-    c->radix = (unsigned)v;
-  }
+  c->force = gexi_ctx.env.coll_force_am;
+  c->hier = gexi_ctx.env.coll_hier;
+  c->radix = gexi_ctx.env.coll_radix; /* 2..64 (core/env.c) */
   gexi_ctx.coll_am = c;
   gex_AM_Entry_t *h = gexi_ctx.ep.handlers;
   h[GEXI_AMI_COLL_SHORT] = (gex_AM_Entry_t){GEXI_AMI_COLL_SHORT, (gex_AM_Fn_t)coll_short_handler,

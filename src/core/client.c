@@ -43,9 +43,8 @@ static int split_hosts(struct gexi_proc_info *all, gex_Rank_t n) {
   int one_host = 1;
   for (gex_Rank_t j = 1; j < n; j++)
     if (strcmp(all[j].host, all[0].host) != 0) one_host = 0;
-  const char *env = getenv("GEX_SUPERNODE_MAXSIZE");
-  long max = env && *env ? strtol(env, NULL, 10) : 0;
-  if (max <= 0) return one_host;
+  const gex_Rank_t max = gexi_ctx.env.supernode_maxsize; /* 0: no limit */
+  if (max == 0) return one_host;
   gex_Rank_t *ordinal = calloc(n, sizeof *ordinal);
   if (!ordinal) gexi_fatal("out of memory");
   for (gex_Rank_t j = 0; j < n; j++)
@@ -146,6 +145,8 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   gexi_ctx.boot = b;
   gexi_ctx.rank = b->rank;
   gexi_ctx.size = b->size;
+  gexi_env_load(); /* a malformed variable ends the job here (core/env.h) */
+  GEXI_CHECK_FLAGS("gex_Client_Init", flags, GEX_FLAG_USES_GASNET1 | GEX_FLAG_DEFER_THREADS);
 
   struct gexi_proc_info mine;
   memset(&mine, 0, sizeof mine);

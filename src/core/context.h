@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "bootstrap/bootstrap.h"
+#include "core/env.h"
 
 struct gexi_shm_node; /* transport/shm: this node's mapped regions */
 struct gexi_net_ops;  /* transport: off-node network operations */
@@ -137,9 +138,9 @@ struct gexi_context {
    * the next poll in this process exits with exit_code. */
   _Atomic int exit_requested;
   int exit_code;
-  /* GASNET_CATCH_EXIT (core/exit_hooks.c): exit() after init ends the job
-   * like gasnet_exit. */
-  int catch_exit;
+
+  /* Settings from the environment, parsed by gex_Client_Init (core/env.h). */
+  struct gexi_env env;
 
   struct gexi_shm_node *shm;
   const struct gexi_net_ops *net; /* NULL: every rank is on this node */
@@ -174,7 +175,7 @@ struct gexi_thread_state {
    * which may run on any thread, decrement it (release); gex_NBI_Test/Wait
    * read it (acquire).  'region': the event that NBI operations join while an
    * access region is open (NULL: none yet).  'vis_cfg': the GEX_VIS_* settings
-   * read from the environment on first use by this thread (0: not read). */
+   * (gexi_ctx.env) cached by this thread on first use (0: not yet). */
   struct {
     _Atomic uint32_t pending[3];
     struct gexi_Event *region;
@@ -211,16 +212,24 @@ static inline void gexi_check_can_communicate(const char *fn) {
     gexi_check_can_communicate_slow(fn);
 }
 void gexi_check_init(const char *fn);
+/* gexi_check_can_communicate and the flags (no bits outside 'ok') in one
+ * branch, for calls whose idle cost is measured (gex_NBI_Wait). */
+void gexi_check_can_communicate_flags_slow(const char *fn, gex_Flags_t flags, gex_Flags_t ok);
+static inline void gexi_check_can_communicate_flags(const char *fn, gex_Flags_t flags,
+                                                    gex_Flags_t ok) {
+  if (__builtin_expect((unsigned)(gexi_tls.handler_depth | gexi_tls.hsl_depth |
+                                  !gexi_ctx.initialized) | (flags & ~ok), 0))
+    gexi_check_can_communicate_flags_slow(fn, flags, ok);
+}
 #else
 #define gexi_check_can_communicate(fn) ((void)0)
 #define gexi_check_init(fn) ((void)0)
+#define gexi_check_can_communicate_flags(fn, flags, ok) ((void)(flags))
 #endif
 
-/* ---- exit hooks (core/exit_hooks.c) and environment (core/env.c) ---- */
+/* ---- exit hooks (core/exit_hooks.c) ---- */
 /* Register the exit() hook and the SIGINT policy; called by gex_Client_Init. */
 void gexi_exit_hooks_install(void);
-/* A yes/no environment switch; see core/env.c. */
-int gexi_env_switch(const char *name, int dflt);
 
 /* ---- progress (core/progress.c) ---- */
 #define GEXI_POLL_ALL 0

@@ -41,7 +41,7 @@ void gex_System_SetVerboseErrors(int enable) { gexi_ctx.verbose_errors = enable 
 static void emit(const char *fmt, va_list ap) {
   char buf[1024];
   int n;
-  if (gexi_ctx.initialized)
+  if (gexi_ctx.initialized || gexi_ctx.boot) /* the rank is known once the bootstrap runs */
     n = snprintf(buf, sizeof buf, "libgex: rank %u: ", (unsigned)gexi_ctx.rank);
   else
     n = snprintf(buf, sizeof buf, "libgex: ");
@@ -68,6 +68,7 @@ void gexi_fatal(const char *fmt, ...) {
   emit(fmt, ap);
   va_end(ap);
   if (gexi_ctx.boot) gexi_ctx.boot->notify_abort(gexi_ctx.boot, 1);
+  else gexi_bootstrap_end_before_init(1, 1); /* a job of gexrun still ends as an abort */
   gexi_end_process(1);
 }
 
@@ -122,6 +123,22 @@ void gexi_bad_value_size(const char *fn, size_t nbytes) {
   gexi_fatal("%s: nbytes %zu is not in [1,%zu]", fn, nbytes, sizeof(gex_RMA_Value_t));
 }
 
+void gexi_bad_null(const char *fn, const char *what, size_t nbytes) {
+  gexi_fatal("%s: %s is NULL (nbytes %zu)", fn, what, nbytes);
+}
+
+void gexi_bad_lc_opt(const char *fn, const void *lc_opt, int nbi) {
+  const char *takes = nbi ? "an NBI call takes GEX_EVENT_NOW, GEX_EVENT_DEFER or GEX_EVENT_GROUP"
+                          : "it takes GEX_EVENT_NOW, GEX_EVENT_DEFER or the address of a gex_Event_t";
+  if (!lc_opt) gexi_fatal("%s: lc_opt is NULL (%s)", fn, takes);
+  gexi_fatal("%s: lc_opt %p is not allowed (%s)", fn, lc_opt, takes);
+}
+
+void gexi_bad_flags(const char *fn, gex_Flags_t flags, gex_Flags_t allowed) {
+  gexi_fatal("%s: flags 0x%x: bits 0x%x are not defined for this call (it takes 0x%x)", fn,
+             (unsigned)flags, (unsigned)(flags & ~allowed), (unsigned)allowed);
+}
+
 #if GEX_CHECKS
 void gexi_check_init(const char *fn) {
   if (!gexi_ctx.initialized) gexi_fatal("%s: called before gex_Client_Init", fn);
@@ -131,5 +148,10 @@ void gexi_check_can_communicate_slow(const char *fn) {
   gexi_check_init(fn);
   if (gexi_tls.handler_depth) gexi_fatal("%s: not allowed inside an AM handler", fn);
   if (gexi_tls.hsl_depth) gexi_fatal("%s: not allowed while holding a handler-safe lock", fn);
+}
+
+void gexi_check_can_communicate_flags_slow(const char *fn, gex_Flags_t flags, gex_Flags_t ok) {
+  gexi_check_can_communicate(fn);
+  GEXI_CHECK_FLAGS(fn, flags, ok);
 }
 #endif

@@ -79,6 +79,20 @@ void gex_Event_Wait(gex_Event_t event) {
   event_free(event);
 }
 
+/* The arguments of the array calls: the array (NULL only when empty) and
+ * the flags (reserved: zero). */
+static inline void check_array(const char *fn, const gex_Event_t *pevent, size_t n,
+                               gex_Flags_t flags) {
+#if GEX_CHECKS
+  if (GEXI_UNLIKELY(!pevent && n)) gexi_fatal("%s: pevent is NULL (numevents %zu)", fn, n);
+#else
+  (void)fn;
+  (void)pevent;
+  (void)n;
+#endif
+  GEXI_CHECK_FLAGS(fn, flags, 0);
+}
+
 /* Test every event; completed ones are freed and set to INVALID.  Returns
  * the number of events that completed in this pass and, via *live, how many
  * were (before this pass) not INVALID. */
@@ -100,22 +114,22 @@ static size_t test_array(gex_Event_t *pevent, size_t n, size_t *live) {
 }
 
 int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_Event_TestSome");
+  check_array("gex_Event_TestSome", pevent, numevents, flags);
   size_t live, done = test_array(pevent, numevents, &live);
   return (live == 0 || done > 0) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
 int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_Event_TestAll");
+  check_array("gex_Event_TestAll", pevent, numevents, flags);
   size_t live, done = test_array(pevent, numevents, &live);
   return done == live ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
 void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_Event_WaitSome");
+  check_array("gex_Event_WaitSome", pevent, numevents, flags);
   for (;;) {
     size_t live, done = test_array(pevent, numevents, &live);
     if (live == 0 || done > 0) return;
@@ -127,8 +141,8 @@ void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags
 }
 
 void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_Event_WaitAll");
+  check_array("gex_Event_WaitAll", pevent, numevents, flags);
   for (;;) {
     size_t live, done = test_array(pevent, numevents, &live);
     if (done == live) return;

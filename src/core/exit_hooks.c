@@ -20,13 +20,11 @@
  * look like gasnet_exit(1).  Its handlers are put back to the default, so a
  * crashed rank dies by its signal and is reported as such.
  */
-#include <ctype.h>
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/context.h"
 
@@ -34,7 +32,7 @@
 static void exit_hook(int status, void *arg) {
   (void)arg;
   if (!atomic_load_explicit(&gexi_ctx.initialized, memory_order_acquire)) return;
-  if (gexi_ctx.catch_exit) gasnet_exit(status); /* does not return */
+  if (gexi_ctx.env.catch_exit) gasnet_exit(status); /* does not return */
   /* exit(0): leaving, not dying.  Any other code stays a failure of the
    * rank, which ends the job (the others could wait for it forever). */
   if (status == 0 && gexi_ctx.boot && gexi_ctx.boot->notify_leave)
@@ -57,24 +55,6 @@ static void sigint_handler(int sig) {
   raise(SIGINT);
 }
 
-/* GASNET_NO_CATCH_SIGNAL: "*" or a comma-separated list of signal names
- * ("SIGINT", "INT", "sigint") or numbers.  Only SIGINT is caught here. */
-static int sigint_excluded(void) {
-  const char *s = getenv("GASNET_NO_CATCH_SIGNAL");
-  if (!s || !*s) return 0;
-  if (strcmp(s, "*") == 0) return 1;
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", s);
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    while (isspace((unsigned char)*tok)) tok++;
-    size_t n = strlen(tok);
-    while (n && isspace((unsigned char)tok[n - 1])) tok[--n] = 0;
-    if (strncasecmp(tok, "SIG", 3) == 0) tok += 3;
-    if (strcasecmp(tok, "INT") == 0 || strcmp(tok, "2") == 0) return 1;
-  }
-  return 0;
-}
-
 /* Whether the handler of 'sig' belongs to libinfinipath. */
 static int foreign_exit_handler(int sig) {
   struct sigaction q;
@@ -86,12 +66,11 @@ static int foreign_exit_handler(int sig) {
 }
 
 void gexi_exit_hooks_install(void) {
-  gexi_ctx.catch_exit = gexi_env_switch("GASNET_CATCH_EXIT", 1);
   on_exit(exit_hook, NULL);
   static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM};
   for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
     if (foreign_exit_handler(fatal[i])) signal(fatal[i], SIG_DFL);
-  if (!sigint_excluded()) {
+  if (!gexi_ctx.env.no_catch_sigint) { /* GASNET_NO_CATCH_SIGNAL (core/env.c) */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = sigint_handler;

@@ -15,9 +15,9 @@ static int nbi_pending(gex_EC_t mask) {
   return net | gexi_am_nbi_pending(mask); /* operations completed by AM replies */
 }
 
+/* The flags of every call here are reserved: zero (checked builds). */
 int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags) {
-  (void)flags;
-  gexi_check_can_communicate("gex_NBI_Test");
+  gexi_check_can_communicate_flags("gex_NBI_Test", flags, 0);
   if (!nbi_pending(event_mask)) return GASNET_OK;
   /* AM-completed operations advance only when handlers run: poll once. */
   if (gexi_am_nbi_pending(event_mask)) gexi_poll(GEXI_POLL_ALL);
@@ -34,24 +34,23 @@ __attribute__((noinline)) static void nbi_wait_slow(gex_EC_t event_mask) {
 }
 
 void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
-  (void)flags;
-  gexi_check_can_communicate("gex_NBI_Wait");
+  gexi_check_can_communicate_flags("gex_NBI_Wait", flags, 0);
   /* Nothing outstanding (always so on-node): a few loads, no frame. */
   if (GEXI_LIKELY(!gexi_am_nbi_pending(event_mask) && !gexi_ctx.net)) return;
   nbi_wait_slow(event_mask);
 }
 
 void gex_NBI_BeginAccessRegion(gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_NBI_BeginAccessRegion");
+  GEXI_CHECK_FLAGS("gex_NBI_BeginAccessRegion", flags, 0);
   if (gexi_tls.in_access_region)
     gexi_fatal("gex_NBI_BeginAccessRegion: access regions do not nest");
   gexi_tls.in_access_region = 1;
 }
 
 gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_NBI_EndAccessRegion");
+  GEXI_CHECK_FLAGS("gex_NBI_EndAccessRegion", flags, 0);
   if (!gexi_tls.in_access_region)
     gexi_fatal("gex_NBI_EndAccessRegion: no access region is open on this thread");
   gexi_tls.in_access_region = 0;

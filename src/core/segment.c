@@ -21,29 +21,29 @@ struct seg_info {
   uint64_t net_key; /* remote key for the network transport (if any) */
 };
 
-/* GASNET_MAX_SEGSIZE: bytes with an optional K/M/G suffix. */
-static uintptr_t env_size(const char *name) {
-  const char *s = getenv(name);
-  if (!s || !*s) return 0;
-  char *end;
-  double v = strtod(s, &end);
-  switch (*end) {
-    case 'k': case 'K': v *= 1024.0; break;
-    case 'm': case 'M': v *= 1024.0 * 1024; break;
-    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
-    default: break;
-  }
-  return v > 0 ? (uintptr_t)v : 0;
-}
-
+/* The largest segment of this process: GASNET_MAX_SEGSIZE (core/env.h:
+ * bytes or a fraction of physical memory, for each process ("/P") or for
+ * the host ("/H", shared by the processes of this host)), else half of
+ * physical memory shared by the neighbourhood's processes.  Rounded down to
+ * a page, and never below one. */
 uintptr_t gasnet_getMaxLocalSegmentSize(void) {
-  uintptr_t env = env_size("GASNET_MAX_SEGSIZE");
-  if (env) return env & ~(uintptr_t)(GASNET_PAGESIZE - 1);
-  /* Default: half of physical memory, shared among the node's processes. */
   long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-  uintptr_t phys = (pages > 0 && psz > 0) ? (uintptr_t)pages * (uintptr_t)psz : (uintptr_t)1 << 32;
-  gex_Rank_t local = gexi_ctx.initialized ? gexi_ctx.nbrhd_size : 1;
-  return (phys / 2 / local) & ~(uintptr_t)(GASNET_PAGESIZE - 1);
+  const uint64_t phys =
+      (pages > 0 && psz > 0) ? (uint64_t)pages * (uint64_t)psz : (uint64_t)1 << 32;
+  const int init = gexi_ctx.initialized;
+  struct gexi_segsize spec;
+  int given = init ? gexi_ctx.env.have_max_segsize : gexi_env_segsize(&spec);
+  if (init) spec = gexi_ctx.env.max_segsize;
+  uint64_t max;
+  if (given) {
+    max = spec.is_fraction ? (uint64_t)(spec.fraction * (double)phys) : spec.bytes;
+    if (spec.per_host) max /= init ? gexi_ctx.host_size : 1;
+  } else {
+    max = phys / 2 / (init ? gexi_ctx.nbrhd_size : 1);
+  }
+  if (max > UINTPTR_MAX) max = UINTPTR_MAX;
+  max &= ~(uint64_t)(GASNET_PAGESIZE - 1);
+  return max ? (uintptr_t)max : GASNET_PAGESIZE;
 }
 uintptr_t gasnet_getMaxGlobalSegmentSize(void) { return gasnet_getMaxLocalSegmentSize(); }
 
@@ -120,8 +120,9 @@ void *gex_Segment_QueryCData(gex_Segment_t seg) { return seg->cdata; }
 gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p,
                                        void **localaddr_p, uintptr_t *size_p,
                                        gex_Flags_t flags) {
-  (void)flags; /* every answer is local knowledge: never communicates */
+  /* IMMEDIATE only; every answer is local knowledge: never communicates. */
   gexi_check_init("gex_EP_QueryBoundSegmentNB");
+  GEXI_CHECK_FLAGS("gex_EP_QueryBoundSegmentNB", flags, GEX_FLAG_IMMEDIATE);
   if (rank >= GEXI_TM_SIZE(tm))
     gexi_fatal("gex_EP_QueryBoundSegmentNB: rank %u out of range (team size %u)", (unsigned)rank,
                (unsigned)GEXI_TM_SIZE(tm));

@@ -97,7 +97,7 @@ gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
 }
 
 gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags) {
-  (void)flags;
+  GEXI_CHECK_FLAGS("gex_TM_TranslateRankToEP", flags, 0); /* reserved */
   gex_EP_Location_t loc = {gex_TM_TranslateRankToJobrank(tm, rank), 0};
   return loc;
 }
@@ -226,6 +226,8 @@ static int cmp_member(const void *a, const void *b) {
 size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
                     void *scratch_addr, size_t scratch_size, gex_Flags_t flags) {
   const char *fn = "gex_TM_Split";
+  GEXI_CHECK_FLAGS(fn, flags, GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED | GEX_FLAG_TM_SCRATCH_SIZE_MIN |
+                                  GEX_FLAG_TM_NO_SCRATCH);
   struct gexi_team *p = parent_team(fn, parent_tm);
   if (flags & (GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED | GEX_FLAG_TM_SCRATCH_SIZE_MIN))
     return new_tm_p ? GEXI_SCRATCH_RECOMMENDED : 0;
@@ -306,6 +308,11 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
                      gex_EP_Location_t *args, size_t numargs, gex_Addr_t *scratch_addrs,
                      size_t scratch_size, gex_Flags_t flags) {
   const char *fn = "gex_TM_Create";
+  GEXI_CHECK_FLAGS(fn, flags,
+                   GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED | GEX_FLAG_TM_SCRATCH_SIZE_MIN |
+                       GEX_FLAG_TM_SYMMETRIC_SCRATCH | GEX_FLAG_TM_LOCAL_SCRATCH |
+                       GEX_FLAG_TM_GLOBAL_SCRATCH | GEX_FLAG_TM_NO_SCRATCH |
+                       GEX_FLAG_SCRATCH_SEG_OFFSET | GEX_FLAG_RANK_IS_JOBRANK);
   struct gexi_team *p = parent_team(fn, parent_tm);
   if (flags & (GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED | GEX_FLAG_TM_SCRATCH_SIZE_MIN))
     return numargs ? GEXI_SCRATCH_RECOMMENDED : 0;
@@ -414,8 +421,8 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
 }
 
 int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
-  (void)flags;
   gexi_check_can_communicate("gex_TM_Destroy");
+  GEXI_CHECK_FLAGS("gex_TM_Destroy", flags, GEX_FLAG_GLOBALLY_QUIESCED | GEX_FLAG_SCRATCH_SEG_OFFSET);
   if (tm == GEX_TM_INVALID || gexi_tm(tm)->is_pair)
     gexi_fatal("gex_TM_Destroy: a TM-pair (or GEX_TM_INVALID) is not a team");
   struct gexi_team *t = gexi_tm(tm);

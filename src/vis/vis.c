@@ -66,7 +66,8 @@ static gex_Event_t vis_remote(const char *fn, gex_TM_t tm, gex_Rank_t rank, cons
  * through the AM-packing path.  GEX_VIS_PACK_MAX=<bytes>: off-node chunks of
  * at most this many bytes are packed into AM Mediums, larger ones move by
  * RMA (0: never pack; default: the network transport's vis_pack_max(), 256
- * on RDMA hardware, 4096 where RMA is emulated in software).  Read once per thread, kept in
+ * on RDMA hardware, 4096 where RMA is emulated in software).  Parsed by
+ * gex_Client_Init (gexi_ctx.env); each thread caches the combination in
  * gexi_tls.am_nbi.vis_cfg: VIS_CFG_READ | VIS_CFG_FORCE? | pack max. */
 #define VIS_CFG_READ (1u << 31)
 #define VIS_CFG_FORCE (1u << 30)
@@ -76,16 +77,9 @@ static gex_Event_t vis_remote(const char *fn, gex_TM_t tm, gex_Rank_t rank, cons
 __attribute__((noinline)) static uint32_t vis_cfg_read(void) {
   size_t dflt = gexi_ctx.net ? gexi_ctx.net->vis_pack_max() : VIS_PACK_MAX_DEFAULT;
   uint32_t c = VIS_CFG_READ | (uint32_t)(dflt < VIS_CFG_MAX ? dflt : VIS_CFG_MAX);
-  const char *f = getenv("GEX_VIS_FORCE_AM");
-  if (f && *f && strcmp(f, "0") != 0) c |= VIS_CFG_FORCE;
-  const char *m = getenv("GEX_VIS_PACK_MAX");
-  if (m && *m) {
-    char *end;
-    unsigned long long v = strtoull(m, &end, 10);
-    if (*end || *m == '-') gexi_fatal("GEX_VIS_PACK_MAX=%s: not a number of bytes", m);
-    if (v > VIS_CFG_MAX) v = VIS_CFG_MAX;
-    c = (c & ~VIS_CFG_MAX) | (uint32_t)v;
-  }
+  if (gexi_ctx.env.vis_force_am) c |= VIS_CFG_FORCE;
+  if (gexi_ctx.env.vis_pack_max >= 0) /* at most VIS_CFG_MAX (core/env.c) */
+    c = (c & ~VIS_CFG_MAX) | (uint32_t)gexi_ctx.env.vis_pack_max;
   gexi_tls.am_nbi.vis_cfg = c;
   return c;
 }

@@ -1,6 +1,8 @@
 /* common.c -- see common.h. */
 #include "common.h"
+#include "core/env_parse.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -62,6 +64,37 @@ int gx_write_all(int fd, const void *buf, size_t n) {
     n -= (size_t)w;
   }
   return 0;
+}
+
+/* ---- environment ---- */
+
+const char *gx_env_string(const char *name) {
+  const char *s = getenv(name);
+  return s && *s ? s : NULL;
+}
+
+int gx_env_switch(const char *name, int dflt) {
+  const char *s = gx_env_string(name);
+  char why[160];
+  int v;
+  if (!s) return dflt;
+  if (gexi_parse_switch(s, &v, why, sizeof why) != 0) {
+    fprintf(stderr, "gexrun: %s='%s': %s\n", name, s, why);
+    exit(2);
+  }
+  return v;
+}
+
+uint64_t gx_env_count(const char *name, uint64_t dflt, uint64_t min, uint64_t max) {
+  const char *s = gx_env_string(name);
+  char why[160];
+  uint64_t v;
+  if (!s) return dflt;
+  if (gexi_parse_count(s, min, max, &v, why, sizeof why) != 0) {
+    fprintf(stderr, "gexrun: %s='%s': %s\n", name, s, why);
+    exit(2);
+  }
+  return v;
 }
 
 /* ---- frames and links ---- */
@@ -236,6 +269,7 @@ pid_t gx_spawn_rank(const struct gx_rank_spec *s, int *boot_fd) {
   snprintf(buf, sizeof buf, "%d", bfd);
   setenv("GEX_BOOT_FD", buf, 1);
   setenv("GEX_JOBID", s->jobid, 1);
+  if (s->old_nofile) setrlimit(RLIMIT_NOFILE, s->old_nofile); /* as the user set it */
   /* Die with the parent; if it is already gone, the death signal was missed. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(1);
   /* Undo what gexrun changed: SIGPIPE/SIGCHLD dispositions and the mask. */
@@ -247,6 +281,161 @@ pid_t gx_spawn_rank(const struct gx_rank_spec *s, int *boot_fd) {
   execvp(s->argv[0], s->argv);
   fprintf(stderr, "gexrun: cannot execute '%s': %s\n", s->argv[0], strerror(errno));
   _exit(127);
+}
+
+/* ---- capacity of this host ---- */
+
+/* The first number in a file ("max" reads as -1), or -2 if unreadable. */
+static long long file_number(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -2;
+  char buf[64] = "";
+  long long v = -2;
+  if (fgets(buf, sizeof buf, f)) v = strncmp(buf, "max", 3) == 0 ? -1 : strtoll(buf, NULL, 10);
+  fclose(f);
+  return v;
+}
+
+/* Tasks (threads of every process) whose real user is uid: what the kernel
+ * counts against RLIMIT_NPROC. */
+static long long user_tasks(uid_t uid) {
+  DIR *d = opendir("/proc");
+  if (!d) return -1;
+  long long n = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    char path[300], line[256];
+    snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+    FILE *f = fopen(path, "r");
+    if (!f) continue; /* gone meanwhile */
+    long long who = -1, threads = 1;
+    while (fgets(line, sizeof line, f)) {
+      if (!strncmp(line, "Uid:", 4)) who = strtoll(line + 4, NULL, 10);
+      else if (!strncmp(line, "Threads:", 8)) {
+        threads = strtoll(line + 8, NULL, 10);
+        break; /* Uid: comes first */
+      }
+    }
+    fclose(f);
+    if (who == (long long)uid) n += threads;
+  }
+  closedir(d);
+  return n;
+}
+
+/* Tasks on the system: the "running/total" field of /proc/loadavg. */
+static long long system_tasks(void) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (!f) return -1;
+  char buf[128] = "";
+  long long n = -1;
+  if (fgets(buf, sizeof buf, f)) {
+    char *slash = strchr(buf, '/');
+    if (slash) n = strtoll(slash + 1, NULL, 10);
+  }
+  fclose(f);
+  return n;
+}
+
+/* The fewest tasks the pids controller lets our cgroup (and its ancestors)
+ * add, or -1 for no limit.  *where: the cgroup directory that limits. */
+static long long cgroup_room(char *where, size_t len) {
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  if (!f) return -1;
+  long long room = -1;
+  char line[4096];
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = 0;
+    char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (!c2) continue;
+    *c2 = 0;
+    const char *ctrls = c1 + 1, *path = c2 + 1;
+    const char *root;
+    if (!*ctrls) { /* cgroup v2 */
+      if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) root = "/sys/fs/cgroup";
+      else root = "/sys/fs/cgroup/unified";
+    } else {
+      int has_pids = 0;
+      char tmp[256];
+      snprintf(tmp, sizeof tmp, "%s", ctrls);
+      for (char *sv = NULL, *t = strtok_r(tmp, ",", &sv); t; t = strtok_r(NULL, ",", &sv))
+        if (!strcmp(t, "pids")) has_pids = 1;
+      if (!has_pids) continue;
+      root = "/sys/fs/cgroup/pids";
+    }
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s%s", root, path);
+    for (;;) { /* this cgroup, then each ancestor up to the root */
+      char p[4500];
+      snprintf(p, sizeof p, "%s/pids.max", dir);
+      long long max = file_number(p);
+      snprintf(p, sizeof p, "%s/pids.current", dir);
+      long long cur = file_number(p);
+      if (max >= 0 && cur >= 0 && (room < 0 || max - cur < room)) {
+        room = max > cur ? max - cur : 0;
+        snprintf(where, len, "%.*s", (int)len - 1, dir);
+      }
+      char *slash = strrchr(dir, '/');
+      if (!slash || (size_t)(slash - dir) < strlen(root)) break;
+      *slash = 0;
+    }
+  }
+  fclose(f);
+  return room;
+}
+
+int gx_check_capacity(int nranks, int fds_per_rank, struct rlimit *old_nofile, char *why,
+                      size_t len) {
+  const long long need = (long long)nranks * GX_TASKS_PER_RANK;
+  char each[96];
+  snprintf(each, sizeof each, "%d rank(s) need at least %lld (%d each)", nranks, need,
+           GX_TASKS_PER_RANK);
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+    long long have = user_tasks(getuid());
+    if (have >= 0 && need > (long long)rl.rlim_cur - have) {
+      snprintf(why, len, "this user may run %llu tasks (ulimit -u) and already runs %lld; %s",
+               (unsigned long long)rl.rlim_cur, have, each);
+      return -1;
+    }
+  }
+  long long pid_max = file_number("/proc/sys/kernel/pid_max");
+  long long threads_max = file_number("/proc/sys/kernel/threads-max");
+  long long total = system_tasks();
+  long long sys_max = pid_max > 0 && (threads_max <= 0 || pid_max < threads_max) ? pid_max
+                                                                                  : threads_max;
+  if (sys_max > 0 && total >= 0 && need > sys_max - total) {
+    snprintf(why, len, "the system runs %lld tasks of at most %lld (kernel.pid_max %lld, "
+             "kernel.threads-max %lld); %s", total, sys_max, pid_max, threads_max, each);
+    return -1;
+  }
+  char cg[256] = "";
+  long long room = cgroup_room(cg, sizeof cg);
+  if (room >= 0 && need > room) {
+    snprintf(why, len, "the pids controller of cgroup %s allows %lld more tasks; %s", cg, room,
+             each);
+    return -1;
+  }
+  /* Descriptors: ours to each rank, plus a margin for everything else. */
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+    *old_nofile = rl;
+    const rlim_t fds = (rlim_t)nranks * (rlim_t)fds_per_rank + 64;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < fds) {
+      if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < fds) {
+        snprintf(why, len, "gexrun needs %llu file descriptors for them and may open at most "
+                 "%llu (ulimit -Hn)", (unsigned long long)fds, (unsigned long long)rl.rlim_max);
+        return -1;
+      }
+      struct rlimit more = {fds, rl.rlim_max};
+      if (setrlimit(RLIMIT_NOFILE, &more) != 0) {
+        snprintf(why, len, "gexrun needs %llu file descriptors for them and cannot raise its "
+                 "limit of %llu (ulimit -n): %s", (unsigned long long)fds,
+                 (unsigned long long)rl.rlim_cur, strerror(errno));
+        return -1;
+      }
+    }
+  }
+  return 0;
 }
 
 int gx_signals_setup(struct sigaction *old_pipe, struct sigaction *old_chld) {

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "bootstrap/wire.h"
@@ -76,13 +77,43 @@ struct gx_rank_spec {
   char **argv;
   int in_fd, out_fd[2];
   const struct sigaction *old_pipe, *old_chld;
+  const struct rlimit *old_nofile; /* the descriptor limit to give back (NULL: as is) */
 };
 pid_t gx_spawn_rank(const struct gx_rank_spec *s, int *boot_fd);
+
+/* The most ranks one job may have (gexrun -n). */
+#define GX_MAX_RANKS 65536
+/* Tasks (processes and threads) one rank needs at least: its main thread
+ * and libgex's watchdog thread. */
+#define GX_TASKS_PER_RANK 2
+
+/* Whether this host can take 'nranks' more ranks of ours, each holding
+ * 'fds_per_rank' descriptors in this process: the user's process limit
+ * (RLIMIT_NPROC, counted over the user's tasks), the system's pid and task
+ * limits (kernel.pid_max, kernel.threads-max), the pids controller of our
+ * cgroup, and our descriptor limit (the soft RLIMIT_NOFILE is raised towards
+ * the hard one if needed; the old value is saved in *old_nofile for the
+ * ranks).  Returns 0, or -1 with a one-line reason (no newline) in why. */
+int gx_check_capacity(int nranks, int fds_per_rank, struct rlimit *old_nofile, char *why,
+                      size_t len);
+
+/* Ranks started per turn of a launcher's event loop: between two batches
+ * it reads its signals and its ranks, so that it answers SIGTERM while it
+ * is starting a large job. */
+#define GX_SPAWN_BATCH 16
 
 /* Block SIGCHLD and the terminating signals that are not ignored (SIGINT,
  * SIGTERM, SIGHUP), ignore SIGPIPE, and return a signalfd for them.  The old
  * dispositions of SIGPIPE and SIGCHLD are saved for the children. */
 int gx_signals_setup(struct sigaction *old_pipe, struct sigaction *old_chld);
+
+/* The value of an environment variable, or NULL when unset or empty. */
+const char *gx_env_string(const char *name);
+/* GEXRUN_VERBOSE and GEX_BOOTSTRAP_TIMEOUT, with the library's grammars
+ * (core/env_parse.h); a bad value prints one line naming the variable and
+ * ends gexrun with status 2, before any rank starts. */
+int gx_env_switch(const char *name, int dflt);
+uint64_t gx_env_count(const char *name, uint64_t dflt, uint64_t min, uint64_t max);
 
 /* Proxy protocol magic (GEXI_PX_HELLO arg0) and version (arg1). */
 #define GX_PX_MAGIC 0x67787078 /* "gxpx" */

@@ -43,7 +43,6 @@
 #define RSH_GRACE_MS 2000  /* after SIGKILL to the ranks: time for the proxies to report */
 #define EOF_GRACE_MS 1000  /* a link closed: time for its remote shell's exit status */
 #define LINE_MAX_BYTES 65536 /* longer output lines are split */
-#define MAX_RANKS (1 << 20)
 #define PEER_FAIL_GRACE_MS 2000 /* ABORT_PEER: time for the named peer's death to show */
 
 /* A rank's all-gather contribution, queued until its round is complete. */
@@ -115,6 +114,17 @@ static struct job {
   int64_t peer_fail_deadline;
   int peer_fail_from, peer_fail_rank, peer_fail_code;
   unsigned char secret[GEXI_SECRET_LEN]; /* the job's secret (SECRET frames) */
+  /* The current round's length, set by the first contribution header that
+   * arrives; every other contribution must match it (checked at its header,
+   * before its payload is buffered). */
+  int ag_len_known, ag_first;
+  uint32_t ag_len;
+  /* Starting the ranks, a batch per turn of the event loop: the next host
+   * whose remote shell to start, then the next rank to start here. */
+  int next_host, next_rank;
+  const char *cwd, *self;  /* for the remote shells */
+  struct rlimit old_nofile; /* the descriptor limit to give back to the ranks */
+  int have_old_nofile;
   const char *jobid;
   char **prog;
   char **xvars; int nxvars; /* -x NAME[=VALUE] */
@@ -370,27 +380,13 @@ static struct contrib *ag_pop(struct rank *k) {
   return c;
 }
 
-/* Complete every round for which all ranks have contributed. */
+/* Complete every round for which all ranks have contributed.  ag_check let
+ * only contributions of the round's length through, and that length times
+ * the rank count is within the frame limit. */
 static void ag_progress(void) {
   while (!job.ending && job.ag_ready == job.nranks) {
-    uint32_t len = job.ranks[0].ag_head->len;
-    for (int r = 1; r < job.nranks; r++) {
-      if (job.ranks[r].ag_head->len != len) {
-        fprintf(stderr,
-                "gexrun: all-gather round %llu: rank 0 contributed %u bytes but rank %d "
-                "contributed %u; ending the job\n",
-                job.ag_round, len, r, job.ranks[r].ag_head->len);
-        fail_job(r, "made an all-gather contribution of the wrong length");
-        return;
-      }
-    }
-    uint64_t total = (uint64_t)len * (uint64_t)job.nranks;
-    if (total > GEXI_WIRE_MAX_PAYLOAD) {
-      fprintf(stderr, "gexrun: all-gather round %llu: result of %llu bytes is too large; ending "
-              "the job\n", job.ag_round, (unsigned long long)total);
-      fail_job(0, "started an all-gather that is too large");
-      return;
-    }
+    const uint32_t len = job.ranks[0].ag_head->len;
+    const uint64_t total = (uint64_t)len * (uint64_t)job.nranks;
     struct gx_msg *m = gx_msg_new(GEXI_WIRE_ALLGATHER, 0, 0, NULL, (size_t)total);
     char *out = m->data + sizeof(struct gexi_wire_hdr);
     for (int r = 0; r < job.nranks; r++) {
@@ -399,7 +395,31 @@ static void ag_progress(void) {
       free(c);
     }
     job.ag_round++;
+    job.ag_len_known = 0;
     broadcast(m, -1);
+  }
+}
+
+/* The header of rank r's contribution to the current round arrived: check
+ * its length before its payload is buffered (a bad one ends the job, and
+ * then no payload is kept), so that gexrun never holds more than one frame
+ * limit of contributions. */
+static void ag_check(int r, uint32_t len) {
+  if (job.ending) return;
+  const uint64_t total = (uint64_t)len * (uint64_t)job.nranks;
+  if (total > GEXI_WIRE_MAX_PAYLOAD) {
+    fprintf(stderr, "gexrun: all-gather round %llu: rank %d contributes %u bytes, a result of "
+            "%llu bytes for %d ranks, above the limit of %u; ending the job\n", job.ag_round, r,
+            len, (unsigned long long)total, job.nranks, (unsigned)GEXI_WIRE_MAX_PAYLOAD);
+    fail_job(r, "started an all-gather that is too large");
+  } else if (job.ag_len_known && len != job.ag_len) {
+    fprintf(stderr, "gexrun: all-gather round %llu: rank %d contributed %u bytes but rank %d "
+            "contributes %u; ending the job\n", job.ag_round, job.ag_first, job.ag_len, r, len);
+    fail_job(r, "made an all-gather contribution of the wrong length");
+  } else if (!job.ag_len_known) {
+    job.ag_len_known = 1;
+    job.ag_len = len;
+    job.ag_first = r;
   }
 }
 
@@ -411,7 +431,10 @@ static void dispatch(int r) {
   struct contrib *c = k->in;
   k->in = NULL;
   k->hdr_got = k->in_got = 0;
-  if (h.type != GEXI_WIRE_HELLO && !k->hello) {
+  /* EXIT and ABORT may come first: gasnet_exit, or a fatal error, before
+   * gex_Client_Init (the rank's code is the job's). */
+  if (h.type != GEXI_WIRE_HELLO && h.type != GEXI_WIRE_EXIT && h.type != GEXI_WIRE_ABORT &&
+      !k->hello) {
     free(c);
     protocol_error(r, "frame before HELLO");
     return;
@@ -469,6 +492,9 @@ static int check_header(int r) {
     snprintf(what, sizeof what, "frame length %u exceeds the limit", h->len);
   else if (h->len && h->type != GEXI_WIRE_ALLGATHER)
     snprintf(what, sizeof what, "frame type %u with a %u-byte payload", h->type, h->len);
+  else if (h->type == GEXI_WIRE_ALLGATHER && job.ranks[r].ag_head)
+    snprintf(what, sizeof what, "a second all-gather contribution before round %llu completed",
+             job.ag_round);
   else
     return 1;
   protocol_error(r, what);
@@ -489,13 +515,16 @@ static void feed_rank(int r, const char *p, size_t n) {
       if (k->hdr_got < sizeof k->hdr) return;
       if (!check_header(r)) return;
       if (k->hdr.type == GEXI_WIRE_ALLGATHER) {
-        k->in = gx_xmalloc(sizeof *k->in + k->hdr.len);
-        k->in->len = k->hdr.len;
+        ag_check(r, k->hdr.len);
+        if (!job.ending) { /* else its payload is read and dropped */
+          k->in = gx_xmalloc(sizeof *k->in + k->hdr.len);
+          k->in->len = k->hdr.len;
+        }
       }
     } else {
       size_t c = k->hdr.len - k->in_got;
       if (c > n) c = n;
-      memcpy(k->in->data + k->in_got, p, c);
+      if (k->in) memcpy(k->in->data + k->in_got, p, c);
       k->in_got += c;
       p += c;
       n -= c;
@@ -761,7 +790,8 @@ static int spawn_local(int r) {
   }
   struct gx_rank_spec s = {.rank = r, .size = job.nranks, .jobid = job.jobid, .argv = job.prog,
                            .in_fd = -1, .out_fd = {po[1], pe[1]},
-                           .old_pipe = &job.old_pipe, .old_chld = &job.old_chld};
+                           .old_pipe = &job.old_pipe, .old_chld = &job.old_chld,
+                           .old_nofile = job.have_old_nofile ? &job.old_nofile : NULL};
   int bfd = -1;
   pid_t pid = gx_spawn_rank(&s, &bfd);
   if (job.label) {
@@ -841,7 +871,7 @@ static struct gx_msg *setup_msg(const struct host *h, const char *cwd) {
       nenv++;
       continue;
     }
-    const char *val = getenv(v);
+    const char *val = getenv(v); /* forwarded as it is, even empty: no grammar */
     if (!val) continue;
     char *kv = gx_xmalloc(strlen(v) + strlen(val) + 2);
     sprintf(kv, "%s=%s", v, val);
@@ -881,8 +911,8 @@ static char **split_words(const char *s, int *n) {
 
 static int spawn_host(int i, const char *cwd, const char *self) {
   struct host *h = &job.hosts[i];
-  const char *rsh = getenv("GEX_RSH");
-  if (!rsh || !*rsh) rsh = "ssh";
+  const char *rsh = gx_env_string("GEX_RSH");
+  if (!rsh) rsh = "ssh";
   int nw;
   char **words = split_words(rsh, &nw);
   if (nw == 0) {
@@ -956,6 +986,39 @@ out:
   return rc;
 }
 
+/* ---- starting the job ---- */
+
+/* Could not start every rank: end what was started. */
+static void start_failed(void) {
+  job.failed = job.ending = 1;
+  job.boot_deadline = 0;
+  kill_all(SIGKILL);
+  for (int h = 0; h < job.nhosts; h++)
+    if (job.hosts[h].alive) kill(job.hosts[h].pid, SIGKILL);
+}
+
+/* Start up to 'budget' more: the remote shells first (they take longer to
+ * come up), then the local ranks.  Nothing more once the job is ending (a
+ * signal, a death).  Returns whether some are still to be started. */
+static int spawn_more(int budget) {
+  while (budget > 0 && !job.ending) {
+    if (job.next_host < job.nhosts) {
+      const int h = job.next_host++;
+      if (job.hosts[h].local || !job.hosts[h].count) continue;
+      if (spawn_host(h, job.cwd, job.self) != 0) break;
+    } else if (job.next_rank < job.nranks) {
+      const int r = job.next_rank++;
+      if (is_remote(r)) continue;
+      if (spawn_local(r) != 0) break;
+    } else {
+      return 0;
+    }
+    budget--;
+  }
+  if (budget > 0 && !job.ending) start_failed(); /* left the loop by a failure */
+  return !job.ending && (job.next_host < job.nhosts || job.next_rank < job.nranks);
+}
+
 /* ---- bootstrap timeout ---- */
 
 static void boot_timeout(void) {
@@ -1004,12 +1067,19 @@ static void usage(void) {
   exit(2);
 }
 
-static int parse_n(const char *s) {
+/* A count of ranks or slots: an integer in [1, GX_MAX_RANKS].  A larger
+ * one ends gexrun with a line that says the limit. */
+static int parse_n(const char *s, const char *what) {
   if (!s || *s < '0' || *s > '9') return -1;
   char *end;
   errno = 0;
-  long v = strtol(s, &end, 10);
-  return errno || *end || v < 1 || v > MAX_RANKS ? -1 : (int)v;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (*end || v < 1) return -1;
+  if (errno == ERANGE || v > GX_MAX_RANKS) {
+    fprintf(stderr, "gexrun: %s %s: at most %d ranks per job\n", what, s, GX_MAX_RANKS);
+    exit(2);
+  }
+  return (int)v;
 }
 
 static int parse_hosts(const char *spec) {
@@ -1027,7 +1097,7 @@ static int parse_hosts(const char *spec) {
     h->slots = 0;
     if (colon) {
       *colon = 0;
-      if ((h->slots = parse_n(colon + 1)) < 0) {
+      if ((h->slots = parse_n(colon + 1, "--hosts: slot count")) < 0) {
         fprintf(stderr, "gexrun: --hosts: bad slot count in '%s:%s'\n", t, colon + 1);
         free(copy);
         return -1;
@@ -1060,11 +1130,11 @@ int main(int argc, char **argv) {
       i++;
       break;
     } else if (!strcmp(a, "-n") || !strcmp(a, "-np") || !strcmp(a, "--np")) {
-      if (++i >= argc || (n = parse_n(argv[i])) < 0) usage();
+      if (++i >= argc || (n = parse_n(argv[i], "-n")) < 0) usage();
     } else if (!strncmp(a, "--np=", 5)) {
-      if ((n = parse_n(a + 5)) < 0) usage();
+      if ((n = parse_n(a + 5, "-n")) < 0) usage();
     } else if (!strncmp(a, "-n", 2) && a[2] >= '0' && a[2] <= '9') {
-      if ((n = parse_n(a + 2)) < 0) usage();
+      if ((n = parse_n(a + 2, "-n")) < 0) usage();
     } else if (!strcmp(a, "--hosts") || !strcmp(a, "-H")) {
       if (++i >= argc) usage();
       hosts = argv[i];
@@ -1078,7 +1148,7 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       printf("usage: gexrun -n N [options] [--] program [args...]\n"
              "Run N copies of program as the ranks of one libgex job.\n"
-             "  -n, -np, --np N        number of ranks (N >= 1)\n"
+             "  -n, -np, --np N        number of ranks (1 <= N <= 65536)\n"
              "  -H, --hosts LIST       hosts to run on: h1[:slots],h2[:slots],... (ranks fill\n"
              "                         each host in order; default slots ceil(N/hosts))\n"
              "  -l, --label            prefix every output line with [rank]\n"
@@ -1098,20 +1168,8 @@ int main(int argc, char **argv) {
   }
   if (n < 1 || i >= argc) usage();
   job.prog = argv + i;
-  const char *v = getenv("GEXRUN_VERBOSE");
-  job.verbose = v && *v && strcmp(v, "0") != 0;
-  job.boot_timeout = 60;
-  const char *bt = getenv("GEX_BOOTSTRAP_TIMEOUT");
-  if (bt && *bt) {
-    char *end;
-    errno = 0;
-    long t = strtol(bt, &end, 10);
-    if (errno || *end || t < 0 || t > 1000000) {
-      fprintf(stderr, "gexrun: GEX_BOOTSTRAP_TIMEOUT='%s' is not a number of seconds\n", bt);
-      return 2;
-    }
-    job.boot_timeout = (int)t;
-  }
+  job.verbose = gx_env_switch("GEXRUN_VERBOSE", 0);
+  job.boot_timeout = (int)gx_env_count("GEX_BOOTSTRAP_TIMEOUT", 60, 0, 1000000);
 
   /* Hosts and placement. */
   if (hosts) {
@@ -1139,6 +1197,19 @@ int main(int argc, char **argv) {
   if (placed < n) {
     fprintf(stderr, "gexrun: the hosts have %d slot(s) for %d ranks\n", placed, n);
     usage();
+  }
+
+  /* Can this host take its ranks?  (A proxy checks its own host.) */
+  int nlocal = 0;
+  for (int h = 0; h < job.nhosts; h++)
+    if (job.hosts[h].local) nlocal += job.hosts[h].count;
+  if (nlocal) {
+    char why[512];
+    if (gx_check_capacity(nlocal, job.label ? 3 : 1, &job.old_nofile, why, sizeof why) != 0) {
+      fprintf(stderr, "gexrun: cannot start %d rank(s) on this host: %s\n", nlocal, why);
+      return 1;
+    }
+    job.have_old_nofile = 1;
   }
 
   /* Descriptors 0-2 must exist, or a socket could land there. */
@@ -1172,8 +1243,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "gexrun: cannot determine the working directory: %s\n", strerror(errno));
       return 1;
     }
-    const char *rg = getenv("GEX_REMOTE_GEXRUN");
-    if (rg && *rg) snprintf(self, sizeof self, "%s", rg);
+    const char *rg = gx_env_string("GEX_REMOTE_GEXRUN");
+    if (rg) snprintf(self, sizeof self, "%s", rg);
     else {
       ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
       if (l <= 0) {
@@ -1202,30 +1273,17 @@ int main(int argc, char **argv) {
       job.ranks[r].host = h;
   if (job.verbose) fprintf(stderr, "gexrun: job %s: %d rank(s) of %s\n", jobid, n, job.prog[0]);
   if (job.boot_timeout > 0) job.boot_deadline = gx_now_ms() + (int64_t)job.boot_timeout * 1000;
-  /* Remote hosts first (they take longer to come up), then the local ranks. */
-  int start_failed = 0;
-  for (int h = 0; h < job.nhosts && !start_failed; h++)
-    if (!job.hosts[h].local && job.hosts[h].count && spawn_host(h, cwd, self) != 0)
-      start_failed = 1;
-  for (int h = 0; h < job.nhosts && !start_failed; h++)
-    if (job.hosts[h].local)
-      for (int r = job.hosts[h].first; r < job.hosts[h].first + job.hosts[h].count; r++)
-        if (spawn_local(r) != 0) {
-          start_failed = 1;
-          break;
-        }
-  if (start_failed) { /* could not start them all: undo */
-    job.failed = job.ending = 1;
-    job.boot_deadline = 0;
-    kill_all(SIGKILL);
-    for (int h = 0; h < job.nhosts; h++)
-      if (job.hosts[h].alive) kill(job.hosts[h].pid, SIGKILL);
-  }
+  job.cwd = cwd;
+  job.self = self;
 
+  /* The ranks are started by the loop, a batch per turn, so that signals,
+   * deaths and frames are handled while a large job starts. */
+  int spawning = 1;
   for (;;) {
+    if (spawning) spawning = spawn_more(GX_SPAWN_BATCH);
     int hosts_alive = 0;
     for (int h = 0; h < job.nhosts; h++) hosts_alive += job.hosts[h].alive;
-    if (job.nalive <= 0 && !hosts_alive) break;
+    if (!spawning && job.nalive <= 0 && !hosts_alive) break;
     int np = 0;
     pfd[np++] = (struct pollfd){.fd = sfd, .events = POLLIN};
     int64_t wake = job.deadline;
@@ -1262,6 +1320,7 @@ int main(int argc, char **argv) {
       int64_t left = wake - gx_now_ms();
       timeout = left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
     }
+    if (spawning) timeout = 0; /* look, then start the next batch */
     if (poll(pfd, (nfds_t)np, timeout) < 0) {
       if (errno == EINTR) continue;
       emergency("poll");

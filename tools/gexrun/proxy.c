@@ -37,13 +37,18 @@ struct px_rank {
 struct proxy {
   struct gx_link up; /* to gexrun: rfd from our stdin, wfd to our stdout */
   const char *host;
+  const char *jobid;
+  int size;     /* of the job */
   int first, count, nalive, started;
+  int next;     /* index of the next rank to start (they start a batch per turn) */
+  int devnull;  /* stdin of the ranks */
   int orphaned; /* gexrun is gone, or we were told to die by a signal */
   struct px_rank *ranks;
   char *setup;  /* the PX_SETUP payload; the strings below point into it */
   char **str;   /* its strings, NULL-terminated */
   char **argv;  /* the program and its arguments: the tail of str */
   struct sigaction old_pipe, old_chld;
+  struct rlimit old_nofile; /* the descriptor limit to give back to the ranks */
 };
 
 static void up_send(struct proxy *p, uint32_t type, int32_t a0, int32_t a1, const void *d,
@@ -110,8 +115,8 @@ static void reap(struct proxy *p) {
   }
 }
 
-/* PX_SETUP: check it, then start the ranks. */
-static int start_ranks(struct proxy *p, const struct gexi_wire_hdr *h, char *payload) {
+/* PX_SETUP: check it and get ready to start the ranks. */
+static int setup(struct proxy *p, const struct gexi_wire_hdr *h, char *payload) {
   p->setup = gx_xmalloc((size_t)h->len + 1);
   memcpy(p->setup, payload, (size_t)h->len + 1);
   /* Split into strings. */
@@ -128,8 +133,9 @@ static int start_ranks(struct proxy *p, const struct gexi_wire_hdr *h, char *pay
     return -1;
   }
   p->host = str[0];
-  const char *jobid = str[1], *cwd = str[3];
-  int size = (int)strtol(str[2], NULL, 10);
+  p->jobid = str[1];
+  const char *cwd = str[3];
+  p->size = (int)strtol(str[2], NULL, 10);
   if (chdir(cwd) != 0) {
     fprintf(stderr, "gexrun: host %s: cannot change to the working directory '%s': %s\n",
             p->host, cwd, strerror(errno));
@@ -145,54 +151,86 @@ static int start_ranks(struct proxy *p, const struct gexi_wire_hdr *h, char *pay
   p->argv = str + 5 + nenv; /* NULL-terminated */
   p->first = h->arg0;
   p->count = h->arg1;
+  char why[512];
+  if (gx_check_capacity(p->count, 3, &p->old_nofile, why, sizeof why) != 0) {
+    fprintf(stderr, "gexrun: host %s: cannot start %d rank(s): %s\n", p->host, p->count, why);
+    return -1;
+  }
   p->ranks = calloc((size_t)p->count, sizeof *p->ranks);
   if (!p->ranks) {
     fprintf(stderr, "gexrun: host %s: out of memory\n", p->host);
     return -1;
   }
-  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   for (int i = 0; i < p->count; i++) {
-    struct px_rank *r = &p->ranks[i];
-    r->rank = p->first + i;
-    gx_link_init(&r->sock, -1, -1);
-    r->out[0] = r->out[1] = -1;
-    int po[2], pe[2];
-    if (pipe2(po, O_CLOEXEC) != 0) return -1;
-    if (pipe2(pe, O_CLOEXEC) != 0) return -1;
-    struct gx_rank_spec s = {.rank = r->rank, .size = size, .jobid = jobid, .argv = p->argv,
-                             .in_fd = devnull, .out_fd = {po[1], pe[1]},
-                             .old_pipe = &p->old_pipe, .old_chld = &p->old_chld};
-    int bfd = -1;
-    pid_t pid = gx_spawn_rank(&s, &bfd);
-    close(po[1]);
-    close(pe[1]);
-    if (pid < 0) {
-      close(po[0]);
-      close(pe[0]);
-      if (devnull >= 0) close(devnull);
-      return -1;
-    }
-    gx_set_nonblock(bfd);
-    gx_set_nonblock(po[0]);
-    gx_set_nonblock(pe[0]);
-    gx_link_init(&r->sock, bfd, bfd);
-    r->out[0] = po[0];
-    r->out[1] = pe[0];
-    r->pid = pid;
-    r->alive = 1;
-    p->nalive++;
-    up_send(p, GEXI_PX_STARTED, r->rank, (int32_t)pid, NULL, 0);
+    p->ranks[i].rank = p->first + i;
+    gx_link_init(&p->ranks[i].sock, -1, -1);
+    p->ranks[i].out[0] = p->ranks[i].out[1] = -1;
   }
-  if (devnull >= 0) close(devnull);
+  p->devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   p->started = 1;
   return 0;
+}
+
+/* Start rank i of this host. */
+static int spawn_one(struct proxy *p, int i) {
+  struct px_rank *r = &p->ranks[i];
+  int po[2], pe[2];
+  if (pipe2(po, O_CLOEXEC) != 0) return -1;
+  if (pipe2(pe, O_CLOEXEC) != 0) {
+    close(po[0]);
+    close(po[1]);
+    return -1;
+  }
+  struct gx_rank_spec s = {.rank = r->rank, .size = p->size, .jobid = p->jobid, .argv = p->argv,
+                           .in_fd = p->devnull, .out_fd = {po[1], pe[1]},
+                           .old_pipe = &p->old_pipe, .old_chld = &p->old_chld,
+                           .old_nofile = &p->old_nofile};
+  int bfd = -1;
+  pid_t pid = gx_spawn_rank(&s, &bfd);
+  close(po[1]);
+  close(pe[1]);
+  if (pid < 0) {
+    close(po[0]);
+    close(pe[0]);
+    return -1;
+  }
+  gx_set_nonblock(bfd);
+  gx_set_nonblock(po[0]);
+  gx_set_nonblock(pe[0]);
+  gx_link_init(&r->sock, bfd, bfd);
+  r->out[0] = po[0];
+  r->out[1] = pe[0];
+  r->pid = pid;
+  r->alive = 1;
+  p->nalive++;
+  up_send(p, GEXI_PX_STARTED, r->rank, (int32_t)pid, NULL, 0);
+  return 0;
+}
+
+/* Start the next batch of ranks; nothing more once the proxy is ending.
+ * Returns whether some are still to be started. */
+static int spawn_more(struct proxy *p) {
+  for (int b = 0; b < GX_SPAWN_BATCH && !p->orphaned && p->next < p->count; b++) {
+    if (spawn_one(p, p->next) != 0) { /* gexrun sees the host fail */
+      lost_gexrun(p);
+      gx_link_close(&p->up);
+      break;
+    }
+    p->next++;
+  }
+  int more = !p->orphaned && p->next < p->count;
+  if (!more && p->devnull >= 0) {
+    close(p->devnull);
+    p->devnull = -1;
+  }
+  return more;
 }
 
 static void on_frame(void *ctx, const struct gexi_wire_hdr *h, char *payload) {
   struct proxy *p = ctx;
   switch (h->type) {
     case GEXI_PX_SETUP:
-      if (p->started || start_ranks(p, h, payload) != 0) {
+      if (p->started || setup(p, h, payload) != 0) {
         lost_gexrun(p); /* nothing more to do here: end */
         gx_link_close(&p->up);
       }
@@ -223,6 +261,7 @@ int gx_proxy_main(void) {
   struct proxy px;
   memset(&px, 0, sizeof px);
   struct proxy *p = &px;
+  p->devnull = -1;
   /* Keep the link on private descriptors; 0 and 1 become /dev/null, so
    * nothing written to stdout by accident can corrupt the stream. */
   int rfd = fcntl(0, F_DUPFD_CLOEXEC, 3), wfd = fcntl(1, F_DUPFD_CLOEXEC, 3);
@@ -248,8 +287,12 @@ int gx_proxy_main(void) {
   size_t cap = 0;
   /* Run until every rank is reported and the reports are written (when
    * gexrun is gone, only until every rank is reaped). */
-  while ((!p->started && p->up.rfd >= 0) || p->nalive > 0 ||
-         (!p->orphaned && gx_link_pending(&p->up))) {
+  int spawning = 0;
+  for (;;) {
+    if (p->started && (spawning || p->next == 0)) spawning = spawn_more(p);
+    if (!((!p->started && p->up.rfd >= 0) || spawning || p->nalive > 0 ||
+          (!p->orphaned && gx_link_pending(&p->up))))
+      break;
     size_t need = 3 + 3 * (size_t)p->count; /* signals, link in and out, 3 per rank */
     if (need > cap) {
       free(pfd);
@@ -279,7 +322,8 @@ int gx_proxy_main(void) {
           who[np++] = 3 * i + 1 + s;
         }
     }
-    if (poll(pfd, (nfds_t)np, -1) < 0) {
+    /* Between two batches of ranks only look (signals, gexrun, the ranks). */
+    if (poll(pfd, (nfds_t)np, spawning ? 0 : -1) < 0) {
       if (errno == EINTR) continue;
       fprintf(stderr, "gexrun --proxy: poll: %s\n", strerror(errno));
       kill_ranks(p, SIGKILL);

@@ -77,8 +77,8 @@ void gexi_ofi_am_setup(void) {
   struct gexi_ofi *o = O();
   gex_Rank_t noff = gexi_ctx.size - gexi_ctx.nbrhd_size;
   if (noff == 0) noff = 1;
-  const char *env = getenv("GEX_OFI_AM_CREDIT");
-  int64_t credit = env && *env ? strtoll(env, NULL, 0) : (int64_t)(((size_t)32 << 20) / noff);
+  int64_t credit = gexi_ctx.env.ofi_am_credit ? (int64_t)gexi_ctx.env.ofi_am_credit
+                                              : (int64_t)(((size_t)32 << 20) / noff);
   if (credit > (int64_t)256 << 10) credit = (int64_t)256 << 10;
   if (credit < (int64_t)(2 * o->wire_max)) credit = (int64_t)(2 * o->wire_max);
   if (!o->multi_recv) {

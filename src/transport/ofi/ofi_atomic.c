@@ -51,8 +51,7 @@ static int nonfetch_ok(void) {
   static _Atomic int cached = -1;
   int v = atomic_load_explicit(&cached, memory_order_relaxed);
   if (v < 0) {
-    const char *e = getenv("GEX_OFI_ATOMIC_NONFETCH");
-    v = e && *e && strcmp(e, "0") != 0;
+    v = gexi_ctx.env.ofi_atomic_nonfetch;
     atomic_store_explicit(&cached, v, memory_order_relaxed);
   }
   return v;
@@ -110,8 +109,8 @@ static size_t dt_size(gex_DT_t dt) {
  * opcodes, optionally "DT:" prefixed (e.g. "FMULT,FLT:MULT" or
  * "GEX_OP_FMULT"), that are treated as unsupported by the provider. */
 static int denied(gex_DT_t dt, gex_OP_t op) {
-  const char *env = getenv("GEX_OFI_ATOMIC_DENY");
-  if (!env || !*env) return 0;
+  const char *env = gexi_ctx.env.ofi_atomic_deny;
+  if (!env) return 0;
   const char *opn = gexi_ad_op_name(op), *dtn = gexi_ad_dt_name(dt);
   if (!opn || !dtn) return 0;
   opn += 7; /* "GEX_OP_" */
@@ -170,10 +169,9 @@ static int hw_atomics(const char *p) { return strncmp(p, "cxi", 3) == 0 && !strs
 int gexi_ofi_atomic_in_hw(void) { return hw_atomics(gexi_ofi_provider()); }
 
 int gexi_ofi_atomic_wanted(const char *prov_name) {
-  const char *n = getenv("GEX_AD_NATIVE"), *f = getenv("GEX_AD_FORCE_AM");
-  if (f && *f && strcmp(f, "0") != 0) return 0;
-  if (!n || !*n || strcmp(n, "auto") == 0) return hw_atomics(prov_name);
-  return strcmp(n, "0") != 0;
+  if (gexi_ctx.env.ad_force_am) return 0;
+  if (gexi_ctx.env.ad_native < 0) return hw_atomics(prov_name); /* auto */
+  return gexi_ctx.env.ad_native;
 }
 
 const char *gexi_ofi_provider(void) {

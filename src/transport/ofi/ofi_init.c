@@ -66,13 +66,12 @@ static struct fi_info *make_hints(const char *prov, int want_dc, int want_saw, i
 
 /* Pick one entry of the list; NULL if none fits. */
 static struct fi_info *pick(struct fi_info *list, int one_host) {
-  const char *dom = getenv("GEX_OFI_DOMAIN");
-  const char *prov = getenv("GEX_OFI_PROVIDER");
-  int explicit_prov = prov && *prov;
+  const char *dom = gexi_ctx.env.ofi_domain;
+  int explicit_prov = gexi_ctx.env.ofi_provider != NULL;
   struct fi_info *first = NULL, *loop = NULL;
   for (struct fi_info *fi = list; fi; fi = fi->next) {
     const char *pn = fi->fabric_attr->prov_name;
-    if (dom && *dom) {
+    if (dom) {
       if (fi->domain_attr->name && strcmp(fi->domain_attr->name, dom) == 0) return fi;
       continue;
     }
@@ -117,10 +116,9 @@ static void open_resources(struct gexi_ofi *o) {
    * udp;ofi_rxd delivered a 16-byte fragment as a message now and then.
    * Those get one receive buffer per message (GEX_OFI_MULTI_RECV=0/1
    * overrides the choice). */
-  const char *mr_env = getenv("GEX_OFI_MULTI_RECV");
-  o->multi_recv = mr_env && *mr_env ? atoi(mr_env) != 0
-                                    : strcmp(o->prov_name, "shm") != 0 &&
-                                          strstr(o->prov_name, "ofi_rxd") == NULL;
+  o->multi_recv = gexi_ctx.env.ofi_multi_recv >= 0
+                      ? gexi_ctx.env.ofi_multi_recv
+                      : strcmp(o->prov_name, "shm") != 0 && strstr(o->prov_name, "ofi_rxd") == NULL;
   if (o->multi_recv &&
       (rc = fi_setopt(&o->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min_left,
                       sizeof min_left)))
@@ -168,7 +166,7 @@ void gexi_ofi_start(int one_host) {
   struct gexi_ofi *o = calloc(1, sizeof *o);
   if (!o) gexi_fatal("out of memory");
   gexi_ctx.ofi = o;
-  const char *prov = getenv("GEX_OFI_PROVIDER");
+  const char *prov = gexi_ctx.env.ofi_provider, *dom = gexi_ctx.env.ofi_domain;
   /* Try for delivery-complete writes and send-after-write order first; fall
    * back to what the provider has (and flush / wait instead). */
   /* The sender of every message should come from the provider (FI_SOURCE,
@@ -195,6 +193,11 @@ void gexi_ofi_start(int one_host) {
     }
     fi_freeinfo(list);
   }
+  if (!o->info && dom)
+    gexi_fatal("gex_Client_Init: GEX_OFI_DOMAIN='%s': libfabric offers no domain of that name "
+               "with reliable-datagram endpoints, RMA and multi-receive messages%s%s%s (fi_info "
+               "lists the domains)", dom, prov ? " for GEX_OFI_PROVIDER='" : "", prov ? prov : "",
+               prov ? "'" : "");
   if (!o->info)
     gexi_fatal("gex_Client_Init: ranks on other hosts need a network, but libfabric offers no "
                "provider with reliable-datagram endpoints, RMA and multi-receive messages%s%s%s",
@@ -280,7 +283,7 @@ void gexi_ofi_start(int one_host) {
   if (!o->peers) gexi_fatal("out of memory");
   gexi_ofi_am_setup();
   gexi_ctx.net = &ofi_ops;
-  if (getenv("GEX_OFI_VERBOSE") && gexi_ctx.rank == 0)
+  if (gexi_ctx.env.ofi_verbose && gexi_ctx.rank == 0)
     fprintf(stderr, "libgex: network provider %s, domain %s, inject %zu, mr_mode 0x%llx%s%s%s%s\n",
             o->prov_name, fi->domain_attr->name, o->inject_size, (unsigned long long)o->mr_mode,
             dc ? ", delivery-complete writes" : ", writes flushed by a read",

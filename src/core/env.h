@@ -1,0 +1,59 @@
+/* core/env.h -- the library's settings from the environment.
+ *
+ * Every variable the library reads is parsed by gex_Client_Init
+ * (gexi_env_load), right after the bootstrap started, with the grammars of
+ * core/env_parse.h; the values live in gexi_ctx.env from then on.  Policy,
+ * the same for every variable: unset or empty means the default; anything
+ * that does not parse (trailing characters, a sign, an overflow, a value out
+ * of range, an unknown word) ends the job at gex_Client_Init with one line
+ * "<NAME>='<value>': <why>".  docs/environment.md lists them all.
+ *
+ * The bootstrap's own variables (GEX_BOOTSTRAP, GEX_BOOT_FD, GEX_RANK,
+ * GEX_SIZE, GEX_BOOTSTRAP_TIMEOUT) are read by the bootstrap before that,
+ * and GASNET_MAX_SEGSIZE also when gasnet_getMaxLocalSegmentSize is called
+ * before gex_Client_Init, through the same parsers and with the same policy.
+ */
+#ifndef GEXI_CORE_ENV_H
+#define GEXI_CORE_ENV_H
+
+#include <stdint.h>
+
+#include "core/env_parse.h"
+
+struct gexi_env {
+  uint32_t supernode_maxsize;  /* GEX_SUPERNODE_MAXSIZE; 0: no limit */
+  const char *ofi_provider;    /* GEX_OFI_PROVIDER; NULL: libfabric's choice */
+  const char *ofi_domain;      /* GEX_OFI_DOMAIN; NULL: chosen with the provider */
+  uint64_t ofi_am_credit;      /* GEX_OFI_AM_CREDIT bytes; 0: the default */
+  int ofi_multi_recv;          /* GEX_OFI_MULTI_RECV: -1 unset (by provider), 0, 1 */
+  int ofi_verbose;             /* GEX_OFI_VERBOSE */
+  int ofi_atomic_nonfetch;     /* GEX_OFI_ATOMIC_NONFETCH */
+  const char *ofi_atomic_deny; /* GEX_OFI_ATOMIC_DENY; NULL: none */
+  int coll_force_am;           /* GEX_COLL_FORCE_AM */
+  int coll_hier;               /* GEX_COLL_HIER (default on) */
+  uint32_t coll_radix;         /* GEX_COLL_RADIX, 2..64 (default 4) */
+  int ad_force_am;             /* GEX_AD_FORCE_AM */
+  int ad_native;               /* GEX_AD_NATIVE: -1 auto, 0, 1 */
+  int ad_verbose;              /* GEX_AD_VERBOSE */
+  int vis_force_am;            /* GEX_VIS_FORCE_AM */
+  int64_t vis_pack_max;        /* GEX_VIS_PACK_MAX bytes; -1: by provider */
+  int catch_exit;              /* GASNET_CATCH_EXIT (default on) */
+  int no_catch_sigint;         /* GASNET_NO_CATCH_SIGNAL names SIGINT (or is "*") */
+  int have_max_segsize;        /* GASNET_MAX_SEGSIZE given */
+  struct gexi_segsize max_segsize;
+};
+
+/* Parse every library variable into gexi_ctx.env (fatal on a bad value). */
+void gexi_env_load(void);
+
+/* One variable each, through the parsers; a bad value is fatal (one line
+ * naming the variable and the value).  Unset or empty: 'dflt'. */
+int gexi_env_switch(const char *name, int dflt);
+uint64_t gexi_env_count(const char *name, uint64_t dflt, uint64_t min, uint64_t max);
+uint64_t gexi_env_size(const char *name, uint64_t dflt, uint64_t min, uint64_t max);
+/* The value, or NULL when unset or empty. */
+const char *gexi_env_string(const char *name);
+/* GASNET_MAX_SEGSIZE; returns whether it is given. */
+int gexi_env_segsize(struct gexi_segsize *out);
+
+#endif
