@@ -29,6 +29,7 @@
 #endif
 
 #include <gasnet_portable_platform.h>
+#include <gex/gex_basic.h>
 
 #include <errno.h>
 #include <inttypes.h>

@@ -9,6 +9,7 @@
 #define GASNETEX_H
 
 #include <gasnet_fwd.h>
+#include <gex/gex_basic.h>
 #include <gex/gex_config.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -131,6 +132,12 @@ gex_Rank_t gex_System_QueryJobSize(void);
 int gex_System_GetVerboseErrors(void);
 void gex_System_SetVerboseErrors(int enable);
 uint64_t gex_System_QueryMaxThreads(void);
+/* A client compiled with GASNET_SEQ promises to call libgex from one thread
+ * only; it sees a limit of 1, as with the reference's seq library (libgex
+ * has one thread-safe library for every thread model). */
+#if defined(GASNET_SEQ) && !defined(GEXI_BUILDING_LIBRARY)
+#define gex_System_QueryMaxThreads() ((uint64_t)1)
+#endif
 int gex_System_QueryHiddenAMConcurrencyLevel(void);
 
 typedef struct {

@@ -72,7 +72,10 @@ int main(int argc, char **argv) {
               gex_Event_t again = lc;
               CHECK(gex_Event_TestAll(&again, 1, 0) == GASNET_OK && again == GEX_EVENT_INVALID);
               clobber(s, len);
-              gex_Event_Wait(root);
+              /* a root and its leaf in one array, root first */
+              gex_Event_t arr[2] = {root, lc};
+              gex_Event_WaitAll(arr, 2, 0);
+              CHECK(arr[0] == GEX_EVENT_INVALID && arr[1] == GEX_EVENT_INVALID);
               break;
             }
             case C_NB_NOW: {
