@@ -150,6 +150,25 @@ static void pmix_notify_abort(gexi_bootstrap_t *b, int code) {
   PMIx_Abort(code ? code : 1, "libgex: fatal error", NULL, 0);
 }
 
+/* MPI interoperability: a client that also uses MPI (under the same
+ * mpirun) may leave MPI initialized when it calls gasnet_exit(0).  The MPI
+ * library's own PMIx session must then end too, or mpirun reports that the
+ * ranks exited "improperly".  The MPI symbols are weak: they are non-NULL
+ * only in a program linked with MPI. */
+#pragma weak MPI_Initialized
+#pragma weak MPI_Finalized
+#pragma weak MPI_Finalize
+extern int MPI_Initialized(int *flag);
+extern int MPI_Finalized(int *flag);
+extern int MPI_Finalize(void);
+static void finalize_client_mpi(void) {
+  int init = 0, fini = 0;
+  if (!MPI_Initialized || !MPI_Finalized || !MPI_Finalize) return;
+  if (MPI_Initialized(&init) != 0 || !init) return;
+  if (MPI_Finalized(&fini) != 0 || fini) return;
+  MPI_Finalize(); /* collective: every rank passed the exit fence */
+}
+
 static void pmix_notify_exit(gexi_bootstrap_t *b, int code) {
   struct pmix_boot *p = (struct pmix_boot *)b;
   /* Whatever happens next, this rank's output must be out first: the
@@ -157,6 +176,7 @@ static void pmix_notify_exit(gexi_bootstrap_t *b, int code) {
   fflush(stdout);
   fflush(stderr);
   if (code == 0 && fence(p, 0, GEXI_PMIX_EXIT_GRACE_SECONDS) == PMIX_SUCCESS) {
+    finalize_client_mpi();
     PMIx_Finalize(NULL, 0); /* every rank is exiting: a clean end */
     return;
   }
