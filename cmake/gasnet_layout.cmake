@@ -23,16 +23,17 @@ set(GEX_GASNET_CONDUITS ofi smp)
 set(GEX_GASNET_MODES seq par)
 
 # ---- the libraries under the reference's names --------------------------------
-# Same objects as libgex.{a,so}: one library serves every conduit identity and
-# thread model (libgex is always thread-safe; the identity lives in headers).
+# Same objects as libgex.{a,so} but the conduit identity's (src/identity/): one
+# library serves every thread model (libgex is always thread-safe), and the
+# identity a program gets from its headers is also the library's at run time.
 foreach(conduit IN LISTS GEX_GASNET_CONDUITS)
   foreach(mode IN LISTS GEX_GASNET_MODES)
     foreach(kind static shared)
       set(t gasnet_${conduit}_${mode}_${kind})
       if(kind STREQUAL "static")
-        add_library(${t} STATIC $<TARGET_OBJECTS:gex_objs>)
+        add_library(${t} STATIC $<TARGET_OBJECTS:gex_objs> $<TARGET_OBJECTS:gex_identity_${conduit}>)
       else()
-        add_library(${t} SHARED $<TARGET_OBJECTS:gex_objs>)
+        add_library(${t} SHARED $<TARGET_OBJECTS:gex_objs> $<TARGET_OBJECTS:gex_identity_${conduit}>)
       endif()
       set_target_properties(${t} PROPERTIES OUTPUT_NAME gasnet-${conduit}-${mode})
       target_link_libraries(${t} PUBLIC Threads::Threads)

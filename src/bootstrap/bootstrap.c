@@ -5,6 +5,9 @@
  *   otherwise GEX_BOOT_FD set               -> launcher (started by gexrun);
  *   otherwise a PMIx environment            -> pmix (mpirun, srun --mpi=pmix):
  *             PMIX_RANK and PMIX_NAMESPACE, or a PMIX_SERVER_URI* variable;
+ *   otherwise, with the smp identity and GASNET_PSHM_NODES=N (N > 1)
+ *                                           -> this process becomes gexrun -n N
+ *                                              running this program (self_spawn.c);
  *   otherwise                               -> singleton (a job of one rank).
  */
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include <string.h>
 
 #include "bootstrap/bootstrap.h"
+#include "identity/identity.h"
 
 extern char **environ;
 
@@ -45,5 +49,6 @@ gexi_bootstrap_t *gexi_bootstrap_start(void) {
   const char *fd = getenv("GEX_BOOT_FD");
   if (fd && *fd) return gexi_bootstrap_launcher_start(atoi(fd));
   if (pmix_environment()) return gexi_bootstrap_pmix_start();
+  if (gexi_conduit_is_smp()) gexi_bootstrap_self_spawn();
   return gexi_bootstrap_singleton_start();
 }
