@@ -49,10 +49,16 @@ static unsigned long pshm_nodes(const char *s) {
 
 static int executable(const char *path) { return access(path, X_OK) == 0; }
 
-/* out = dir + "/" + rel; whether that is an executable. */
+/* out = dir + "/" + rel, without "." and ".." if it exists; whether that
+ * is an executable. */
 static int candidate(char *out, size_t len, const char *dir, const char *rel) {
-  int n = snprintf(out, len, "%s/%s", dir, rel);
-  return n > 0 && (size_t)n < len && executable(out);
+  char path[PATH_MAX], real[PATH_MAX];
+  int n = snprintf(path, sizeof path, "%s/%s", dir, rel);
+  if (n <= 0 || (size_t)n >= sizeof path || !executable(path)) return 0;
+  const char *use = realpath(path, real) ? real : path;
+  if (strlen(use) >= len) return 0;
+  strcpy(out, use);
+  return 1;
 }
 
 /* The directory of the file (shared library, or the executable for a
