@@ -23,16 +23,17 @@ set(GEX_GASNET_CONDUITS ofi smp)
 set(GEX_GASNET_MODES seq par)
 
 # ---- the libraries under the reference's names --------------------------------
-# Same objects as libgex.{a,so}: one library serves every conduit identity and
-# thread model (libgex is always thread-safe; the identity lives in headers).
+# Same objects as libgex.{a,so} but the conduit identity's (src/identity/): one
+# library serves every thread model (libgex is always thread-safe), and the
+# identity a program gets from its headers is also the library's at run time.
 foreach(conduit IN LISTS GEX_GASNET_CONDUITS)
   foreach(mode IN LISTS GEX_GASNET_MODES)
     foreach(kind static shared)
       set(t gasnet_${conduit}_${mode}_${kind})
       if(kind STREQUAL "static")
-        add_library(${t} STATIC $<TARGET_OBJECTS:gex_objs>)
+        add_library(${t} STATIC $<TARGET_OBJECTS:gex_objs> $<TARGET_OBJECTS:gex_identity_${conduit}>)
       else()
-        add_library(${t} SHARED $<TARGET_OBJECTS:gex_objs>)
+        add_library(${t} SHARED $<TARGET_OBJECTS:gex_objs> $<TARGET_OBJECTS:gex_identity_${conduit}>)
       endif()
       set_target_properties(${t} PROPERTIES OUTPUT_NAME gasnet-${conduit}-${mode})
       target_link_libraries(${t} PUBLIC Threads::Threads)
@@ -69,7 +70,67 @@ foreach(part MAJOR MINOR PATCH)
   string(REGEX MATCH "GASNET_RELEASE_VERSION_${part} ([0-9]+)" _m "${_gex_rel}")
   list(APPEND GEX_GASNET_RELEASE "${CMAKE_MATCH_1}")
 endforeach()
+list(GET GEX_GASNET_RELEASE 0 GEX_GASNET_RELEASE_MAJOR)
+list(GET GEX_GASNET_RELEASE 1 GEX_GASNET_RELEASE_MINOR)
+list(GET GEX_GASNET_RELEASE 2 GEX_GASNET_RELEASE_PATCH)
 list(JOIN GEX_GASNET_RELEASE "." GEX_GASNET_RELEASE)
+# The GASNet-EX specification version (gasnet_config.h of the build directory).
+file(STRINGS include/gasnetex.h _gex_spec REGEX "^#define GEX_SPEC_VERSION_(MAJOR|MINOR) ")
+string(REGEX MATCH "GEX_SPEC_VERSION_MAJOR ([0-9]+)" _m "${_gex_spec}")
+set(GEX_GASNET_SPEC_MAJOR "${CMAKE_MATCH_1}")
+string(REGEX MATCH "GEX_SPEC_VERSION_MINOR ([0-9]+)" _m "${_gex_spec}")
+set(GEX_GASNET_SPEC_MINOR "${CMAKE_MATCH_1}")
+# The compiler families, as gasnet_portable_platform.h names them for the C
+# and the C++ compiler (what config.status substitutes for CC_FAMILY and
+# CXX_FAMILY; clients compare them through the same header).
+function(gex_gasnet_compiler_family out compiler lang)
+  set(${out} UNKNOWN PARENT_SCOPE)
+  if(NOT compiler)
+    return()
+  endif()
+  set(probe "${CMAKE_BINARY_DIR}/CMakeFiles/gex_family_probe.h")
+  file(WRITE "${probe}" "#include <gasnet_portable_platform.h>\ngex_family=PLATFORM_COMPILER_FAMILYNAME\n")
+  execute_process(COMMAND "${compiler}" -E -x ${lang} -I${CMAKE_SOURCE_DIR}/include "${probe}"
+                  OUTPUT_VARIABLE pp ERROR_QUIET RESULT_VARIABLE rc)
+  if(rc EQUAL 0 AND pp MATCHES "gex_family=([A-Z]+)")
+    set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+  endif()
+endfunction()
+gex_gasnet_compiler_family(GEX_GASNET_CC_FAMILY "${CMAKE_C_COMPILER}" c)
+gex_gasnet_compiler_family(GEX_GASNET_CXX_FAMILY "${GEX_GASNET_CXX}" c++)
+find_program(GEX_PERL perl)
+if(GEX_PERL)
+  set(GEX_GASNET_PERL "${GEX_PERL}")
+else()
+  set(GEX_GASNET_PERL perl)
+endif()
+# What 'make all' of the GASNet build directory brings up to date.
+set(GEX_GASNET_BUILD_TARGETS gex_static gex_shared gexrun)
+foreach(conduit IN LISTS GEX_GASNET_CONDUITS)
+  foreach(mode IN LISTS GEX_GASNET_MODES)
+    list(APPEND GEX_GASNET_BUILD_TARGETS gasnet_${conduit}_${mode}_static gasnet_${conduit}_${mode}_shared)
+  endforeach()
+endforeach()
+foreach(mode IN LISTS GEX_GASNET_MODES)
+  if(TARGET gasnet_tools_${mode})
+    list(APPEND GEX_GASNET_BUILD_TARGETS gasnet_tools_${mode})
+  endif()
+endforeach()
+# GASNETI_CONFIGURE_ARGS: the settings this build was configured with.
+set(GEX_GASNET_CONFIGURE_ARGS "cmake -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE} -DGEX_CHECKS=${GEX_CHECKS}")
+if(GEX_SANITIZE)
+  string(APPEND GEX_GASNET_CONFIGURE_ARGS " -DGEX_SANITIZE=${GEX_SANITIZE}")
+endif()
+string(APPEND GEX_GASNET_CONFIGURE_ARGS " -DCMAKE_INSTALL_PREFIX=${CMAKE_INSTALL_PREFIX} (libgex")
+if(GEX_HAVE_OFI)
+  string(APPEND GEX_GASNET_CONFIGURE_ARGS ", libfabric")
+endif()
+if(GEX_HAVE_PMIX)
+  string(APPEND GEX_GASNET_CONFIGURE_ARGS ", PMIx")
+endif()
+string(APPEND GEX_GASNET_CONFIGURE_ARGS ")")
+# (a C string in gasnet_config.h and a CMake string: no quotes or backslashes)
+string(REGEX REPLACE "[\"\\]" "'" GEX_GASNET_CONFIGURE_ARGS "${GEX_GASNET_CONFIGURE_ARGS}")
 # Flags every client needs: a sanitizer build's libraries need the sanitizer
 # runtime in the client too.
 set(GEX_GASNET_MISC_FLAGS "")
@@ -113,10 +174,11 @@ install(CODE "
 ")
 
 # ---- the GASNet build directory in the build tree (build/gasnet) ----------------------
-# For clients that are pointed at a GASNet build directory; its fragments
-# point at the configured install prefix.  The gasnet-tests stage writes
-# another one for its own prefix (tests/gasnet-tests/).
+# For clients that are pointed at a GASNet build directory (UPC++'s configure
+# --with-gasnet=build/gasnet); its fragments describe the build tree, so it
+# is usable before anything is installed, and 'make install prefix=P' there
+# installs libgex.  The gasnet-tests stage writes another one, describing
+# its own install prefix (tests/gasnet-tests/).
 include(${CMAKE_BINARY_DIR}/gasnet_layout_config.cmake)
 include(cmake/GasnetFragments.cmake)
-gex_gasnet_write_fragments(KIND builddir PREFIX "${CMAKE_INSTALL_PREFIX}"
-                           OUT "${CMAKE_BINARY_DIR}/gasnet" TOP_SRCDIR "${CMAKE_SOURCE_DIR}")
+gex_gasnet_write_fragments(KIND buildtree OUT "${CMAKE_BINARY_DIR}/gasnet")

@@ -11,7 +11,9 @@
  * GASNET_<MODEL> $" and "$GASNetConfig: ... $" as used static arrays, so
  * every executable carries them (`strings prog | grep GASNetConduitName`);
  * launchers such as UPC++'s find the conduit and the thread model that way.
- * The library's own objects carry none: one library serves every identity. */
+ * The library's own objects carry none (a statically linked program must
+ * carry one name only); the libraries of the two identities differ in one
+ * object that is not a string (src/identity/), read at run time. */
 #ifndef GEX_IDENTITY_H
 #define GEX_IDENTITY_H
 

@@ -5,6 +5,9 @@
  *   otherwise GEX_BOOT_FD set               -> launcher (started by gexrun);
  *   otherwise a PMIx environment            -> pmix (mpirun, srun --mpi=pmix):
  *             PMIX_RANK and PMIX_NAMESPACE, or a PMIX_SERVER_URI* variable;
+ *   otherwise, with the smp identity and GASNET_PSHM_NODES=N (N > 1)
+ *                                           -> this process becomes gexrun -n N
+ *                                              running this program (self_spawn.c);
  *   otherwise                               -> singleton (a job of one rank).
  */
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/wire.h"
 #include "core/context.h"
+#include "identity/identity.h"
 
 extern char **environ;
 
@@ -58,5 +62,6 @@ gexi_bootstrap_t *gexi_bootstrap_start(void) {
   }
   if (gexi_env_string("GEX_BOOT_FD")) return gexi_bootstrap_launcher_start(boot_fd());
   if (pmix_environment()) return gexi_bootstrap_pmix_start();
+  if (gexi_conduit_is_smp()) gexi_bootstrap_self_spawn();
   return gexi_bootstrap_singleton_start();
 }

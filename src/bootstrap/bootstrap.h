@@ -59,6 +59,10 @@ gexi_bootstrap_t *gexi_bootstrap_singleton_start(void);
 /* PMIx client (mpirun, srun --mpi=pmix); without PMIx at build time it
  * reports that and ends the process. */
 gexi_bootstrap_t *gexi_bootstrap_pmix_start(void);
+/* A process started alone: with the smp identity and GASNET_PSHM_NODES=N
+ * (N > 1) it becomes gexrun -n N running this program (self_spawn.c) and
+ * does not return; otherwise it returns (a job of one rank). */
+void gexi_bootstrap_self_spawn(void);
 
 static inline void gexi_bootstrap_barrier(gexi_bootstrap_t *b) {
   b->allgather(b, NULL, NULL, 0);

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gasnet_tools.h>
+
 #include "core/context.h"
 #if GEXI_HAVE_OFI
 #include "transport/ofi/ofi.h"
@@ -62,11 +64,16 @@ void gexi_end_process(int code) {
   _exit(code);
 }
 
+/* GASNET_BACKTRACE=1: a fatal error also prints where it happened, through
+ * the tools' hook (the client may have replaced it), as the reference does. */
+static void backtrace_if_requested(void) { gasnett_print_backtrace_ifenabled(STDERR_FILENO); }
+
 void gexi_fatal(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   emit(fmt, ap);
   va_end(ap);
+  backtrace_if_requested();
   if (gexi_ctx.boot) gexi_ctx.boot->notify_abort(gexi_ctx.boot, 1);
   else gexi_bootstrap_end_before_init(1, 1); /* a job of gexrun still ends as an abort */
   gexi_end_process(1);
@@ -77,6 +84,7 @@ void gexi_fatal_peer(gex_Rank_t peer, const char *fmt, ...) {
   va_start(ap, fmt);
   emit(fmt, ap);
   va_end(ap);
+  backtrace_if_requested();
   if (gexi_ctx.boot) {
     if (gexi_ctx.boot->notify_peer_failed)
       gexi_ctx.boot->notify_peer_failed(gexi_ctx.boot, 1, peer);

@@ -5,10 +5,18 @@
  * the common subset of C and C++, so the same file checks the C++ flags.
  *
  * Every rank Puts a pattern into its right neighbour's segment and Gets it
- * back, checks both, and prints one "moved N bytes, all correct" line. */
+ * back, checks both, and prints one "moved N bytes, all correct" line.
+ * Arguments (others, such as the test's token, are ignored):
+ *   segsize  each rank also prints "client: rank R maxseg M phys P" (the
+ *            gasnet_getMaxLocalSegmentSize() its GASNET_MAX_SEGSIZE gives,
+ *            and the host's physical memory in bytes)
+ *   exit=N   after the checks the last rank calls gasnet_exit(N) while the
+ *            others wait in a barrier: the job's status must be N */
 #include <gasnetex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NBYTES 4096
 
@@ -22,6 +30,14 @@ int main(int argc, char **argv) {
   if (gex_Client_Init(&client, &ep, &tm, "INSTALL_CLIENT", &argc, &argv, 0) != GASNET_OK) return 1;
   if (gex_Segment_Attach(&seg, tm, 1u << 20) != GASNET_OK) gasnet_exit(1);
   gex_Rank_t me = gex_TM_QueryRank(tm), n = gex_TM_QuerySize(tm);
+  int exit_code = -1;
+  for (int i = 1; i < argc; i++) {
+    if (!strncmp(argv[i], "exit=", 5)) exit_code = atoi(argv[i] + 5);
+    if (!strcmp(argv[i], "segsize"))
+      printf("client: rank %u maxseg %llu phys %llu\n", (unsigned)me,
+             (unsigned long long)gasnet_getMaxLocalSegmentSize(),
+             (unsigned long long)sysconf(_SC_PHYS_PAGES) * (unsigned long long)sysconf(_SC_PAGESIZE));
+  }
   gex_Rank_t right = (me + 1) % n, left = (me + n - 1) % n;
   void *raddr = NULL;
   gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm, right, &raddr, NULL, NULL, 0));
@@ -45,6 +61,10 @@ int main(int argc, char **argv) {
          2 * NBYTES, GASNET_CONDUIT_NAME_STR);
   fflush(stdout); /* before the first gasnet_exit ends the other ranks */
   gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+  if (exit_code >= 0) {
+    if (me == n - 1) gasnet_exit(exit_code);
+    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0)); /* never completes: ended by that exit */
+  }
   gasnet_exit(0);
   return 0;
 }

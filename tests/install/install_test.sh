@@ -8,9 +8,11 @@
 # reference's layout, builds tests/install/client.c (C, and as C++) with a
 # Makefile that includes <prefix>/include/<conduit>-conduit/<conduit>-<mode>.mak
 # (ofi-par, smp-seq) and with pkg-config gasnet-ofi-par, runs the clients under
-# gasnetrun_ofi / gasnetrun_smp (2 ranks; 4 ranks with every peer over
-# tcp;ofi_rxm), checks the bytes they moved (each rank checks and reports) and
-# the ident strings embedded in the executables.  <token> is passed to the
+# gasnetrun_ofi (2 ranks on the host; 2 and 4 ranks with every peer over
+# tcp;ofi_rxm) and the smp one under gasnetrun_smp and alone with
+# GASNET_PSHM_NODES=4 (it starts its ranks itself), checks the bytes they moved
+# (each rank checks and reports), the job's status (also a gasnet_exit(N) of
+# one rank) and the ident strings embedded in the executables.  <token> is passed to the
 # clients (which ignore it) so that tests/expect.sh can find their processes.
 set -u
 cmake=$1 build=$2 token=$3
@@ -87,25 +89,39 @@ ident "$work/client-pc" OFI PAR
 step "ident strings: OFI/PAR, SMP/SEQ as built"
 
 # ---- runs: every rank must report its bytes correct ----
-run() { # <ranks> <command...>
-  local n=$1; shift
+run() { # <ranks> <expected status> <command...>
+  local n=$1 want=$2; shift 2
   step "run: $*"
   "$@" >"$work/run.out" 2>&1
   local rc=$?
   cat "$work/run.out"
-  [ "$rc" = 0 ] || fail "status $rc: $*"
+  [ "$rc" = "$want" ] || fail "status $rc (expected $want): $*"
   [ "$(grep -c 'moved .* bytes, all correct' "$work/run.out")" = "$n" ] ||
     fail "not every one of the $n ranks reported its bytes correct"
 }
-run 2 "$prefix/bin/gasnetrun_ofi" -n 2 "$work/client-ofi-par" "$token"
-run 2 "$prefix/bin/gasnetrun_ofi" -n 2 "$work/clientxx-ofi-par" "$token"
-run 2 "$prefix/bin/gasnetrun_ofi" -n 2 "$work/client-pc" "$token"
-run 2 "$prefix/bin/gasnetrun_smp" -n 2 "$work/client-smp-seq" "$token"
+net=(env GEX_SUPERNODE_MAXSIZE=1 "GEX_OFI_PROVIDER=tcp;ofi_rxm")
+run 2 0 "$prefix/bin/gasnetrun_ofi" -n 2 "$work/client-ofi-par" "$token"
+run 2 0 "$prefix/bin/gasnetrun_smp" -n 2 "$work/client-smp-seq" "$token"
 if [ -n "$(find "$prefix" -path '*/lib*/libgex*' -name '*fabric*' 2>/dev/null)" ] || ldd "$lib/libgasnet-ofi-par.so" | grep -q libfabric; then
-  run 4 env GEX_SUPERNODE_MAXSIZE=1 "GEX_OFI_PROVIDER=tcp;ofi_rxm" \
-    "$prefix/bin/gasnetrun_ofi" -n 4 "$work/client-ofi-par" "$token"
-  run 4 "$prefix/bin/gasnetrun_ofi" -n 4 -N 2 -E GEX_OFI_PROVIDER "$work/client-pc" "$token"
+  # every client with every peer reached through the network
+  for c in client-ofi-par clientxx-ofi-par client-pc; do
+    run 2 0 "${net[@]}" "$prefix/bin/gasnetrun_ofi" -n 2 "$work/$c" "$token"
+    run 4 0 "${net[@]}" "$prefix/bin/gasnetrun_ofi" -n 4 "$work/$c" "$token"
+  done
+  run 4 0 "$prefix/bin/gasnetrun_ofi" -n 4 -N 2 -E GEX_OFI_PROVIDER "$work/client-pc" "$token"
+  run 2 3 "${net[@]}" "$prefix/bin/gasnetrun_ofi" -n 2 "$work/client-ofi-par" "$token" exit=3
 else
-  step "libgex is built without libfabric: no network runs"
+  step "SKIP: libgex is built without libfabric: no network runs"
+  run 2 0 "$prefix/bin/gasnetrun_ofi" -n 2 "$work/clientxx-ofi-par" "$token"
+  run 2 0 "$prefix/bin/gasnetrun_ofi" -n 2 "$work/client-pc" "$token"
 fi
+
+# ---- the smp identity: the program started alone starts its ranks ----
+run 4 0 env GASNET_PSHM_NODES=4 GASNET_SPAWN_VERBOSE=1 "$work/client-smp-seq" "$token"
+grep -q "^libgex: GASNET_PSHM_NODES=4: running $prefix/bin/gexrun -n 4 -- $work/client-smp-seq $token\$" \
+  "$work/run.out" || fail "GASNET_PSHM_NODES=4 did not run the installed gexrun with the program's arguments"
+run 4 5 env GASNET_PSHM_NODES=4 "$work/client-smp-seq" "$token" exit=5
+run 1 0 env GASNET_PSHM_NODES=1 "$work/client-smp-seq" "$token"
+# the ofi identity ignores it (a job of one rank)
+run 1 0 env GASNET_PSHM_NODES=4 "$work/client-ofi-par" "$token"
 step "ok"
