@@ -904,9 +904,12 @@ static inline int gexti_count0s_u32(uint32_t x) {
 
 GASNETT_END_EXTERNC
 
-/* With libgex: formatting of GASNet-EX values (needs its types). */
+/* With libgex: formatting of GASNet-EX values and the self-test of a job
+ * (both need its types; gasnetex.h includes the latter itself when it
+ * comes second). */
 #ifdef GASNETEX_H
 #include <gex/gex_tools_format.h>
+#include <gex/gex_tools_diagnostics.h>
 #endif
 
 #endif /* GASNET_TOOLS_H */

@@ -376,5 +376,9 @@ int gasnet_hsl_trylock(gasnet_hsl_t *hsl);
 #include <gex/gex_am_forms.h>
 /* Segments and endpoints made by the client, memory kinds' handle. */
 #include <gex/gex_segment_ep.h>
+/* <gasnet_tools.h> came first: its self-test of a job needs the types above. */
+#ifdef GASNET_TOOLS_H
+#include <gex/gex_tools_diagnostics.h>
+#endif
 
 #endif /* GASNETEX_H */

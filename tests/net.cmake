@@ -19,7 +19,7 @@ endif()
 
 set(GEX_NET_SUITE t_queries t_rma t_rma_val t_rma_lc t_rma_bounds t_events t_nbi t_barrier
     t_am_args t_am_medium t_am_long t_am_tokeninfo t_am_register t_am_npam t_am_immediate
-    t_am_lc t_hsl t_mt_stress t_loopback t_big_tls t_segment_create t_mk)
+    t_am_lc t_hsl t_mt_stress t_loopback t_big_tls t_segment_create t_mk t_diagnostics)
 
 # gex_add_net_run(<tag> <test> <ranks> <env...>): gexrun -n <ranks> <test> with the
 # environment given ("NAME=VALUE" words; a ';' in a value is written as $<SEMICOLON>).
@@ -42,6 +42,16 @@ foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_net_run(shm ${t} 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=shm)
   gex_add_net_run(mix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
 endforeach()
+# The diagnostics' injected faults must be caught over the network too.
+add_test(NAME net_tcp_t_diagnostics_fault_n2
+  COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --
+          env GEX_SUPERNODE_MAXSIZE=1 ${_tcp} $<TARGET_FILE:gexrun> -n 2
+          $<TARGET_FILE:t_diagnostics> fault @TOKEN@)
+set_tests_properties(net_tcp_t_diagnostics_fault_n2 PROPERTIES
+  TIMEOUT ${GEX_TEST_TIMEOUT}
+  LABELS "net;net_tcp;n2;diagnostics"
+  ENVIRONMENT "${_gex_env};GEX_TEST_EXPECT_RANKS=2"
+  SKIP_RETURN_CODE 77)
 # Atomics, teams, collectives and VIS (issue 5's suite) over the network too.
 set(GEX_NET_SUITE5 t_atomic t_atomic_contend t_atomic_order t_coll t_team t_collam t_vis t_vis_pc
     t_vis_am t_legacy_coll)

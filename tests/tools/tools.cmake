@@ -10,7 +10,9 @@
 #       tests/tools/t_tools.c with each tools library and with libgex
 #   tools_platform_copies_{1,2,3}, tools_platform_undefs
 #       several copies of gasnet_portable_platform.h in one unit
-#   tools_header_*   the headers compile clean (-Wall -Wextra -Werror ...)
+#   tools_header_*   the headers compile clean (-Wall -Wextra -Werror ...);
+#                    tools_header_diag_*: the diagnostics' declarations with
+#                    either of gasnetex.h and gasnet_tools.h first
 #   tools_reference_{test_h,testam_h}_{seq,par}
 #       the reference test.h / testam.h compile after <gasnetex.h>; skipped
 #       while they need names other parts of libgex have yet to provide
@@ -91,6 +93,19 @@ foreach(m IN LISTS _modes)
             -fsyntax-only -x c ${_tools_dir}/header_use.c)
 endforeach()
 
+# The diagnostics' declarations, with either header first (C here, C++ below).
+set(_diag_modes "gex_first_seq|-DGASNET_SEQ" "gex_first_par|-DGASNET_PAR"
+                "tools_first_seq|-DTOOLS_FIRST -DGASNET_SEQ" "tools_first_par|-DTOOLS_FIRST -DGASNET_PAR")
+foreach(m IN LISTS _diag_modes)
+  string(REPLACE "|" ";" f "${m}")
+  list(GET f 0 mname)
+  list(GET f 1 mflags)
+  separate_arguments(mflags)
+  gex_tools_test(tools_header_diag_c_${mname}
+    COMMAND ${_check} -- ${CMAKE_C_COMPILER} -std=c11 -Wall -Wextra -Wundef -Werror ${mflags} ${_incs}
+            -fsyntax-only -x c ${_tools_dir}/diag_header_use.c)
+endforeach()
+
 # ---- the reference test.h and testam.h after <gasnetex.h> --------------------------------
 if(EXISTS ${GEX_REFERENCE_TESTS_DIR}/test.h)
   foreach(mode SEQ PAR)
@@ -122,6 +137,15 @@ if(CMAKE_CXX_COMPILER)
     gex_tools_test(tools_header_cxx_${mname}
       COMMAND ${_check} -- ${CMAKE_CXX_COMPILER} -Wall -Wextra -Wundef -Werror ${mflags} ${_incs}
               -fsyntax-only -x c++ ${_tools_dir}/header_use.c)
+  endforeach()
+  foreach(m IN LISTS _diag_modes)
+    string(REPLACE "|" ";" f "${m}")
+    list(GET f 0 mname)
+    list(GET f 1 mflags)
+    separate_arguments(mflags)
+    gex_tools_test(tools_header_diag_cxx_${mname}
+      COMMAND ${_check} -- ${CMAKE_CXX_COMPILER} -Wall -Wextra -Wundef -Werror ${mflags} ${_incs}
+              -fsyntax-only -x c++ ${_tools_dir}/diag_header_use.c)
   endforeach()
 else()
   gex_tools_test(tools_cxx_skip
