@@ -167,6 +167,7 @@ struct gexi_thread_state {
   struct gexi_SrcDesc *open_sd;      /* Prepare without Commit/Cancel yet */
   int in_access_region;
   unsigned idle_polls;               /* consecutive polls that found nothing */
+  unsigned idle_yields;              /* ... and the yields they caused */
   struct gexi_net_nbi *net_nbi;      /* transport/ofi: this thread's NBI operations in flight */
   struct gexi_net_nbi *net_region;   /* ... and those of its open access region */
   /* Operations carried by Active Messages (atomics/ad_am.c, vis/vis.c):
@@ -239,7 +240,7 @@ int gexi_poll(int what);
 /* Call when a wait loop made no progress: yields the CPU after a short run
  * of empty polls so oversubscribed nodes keep moving. */
 void gexi_idle(void);
-static inline void gexi_busy(void) { gexi_tls.idle_polls = 0; }
+static inline void gexi_busy(void) { gexi_tls.idle_polls = 0; gexi_tls.idle_yields = 0; }
 
 /* ---- helpers ---- */
 static inline struct gexi_team *gexi_tm(gex_TM_t tm) {

@@ -16,6 +16,13 @@
  * barrier). */
 #define GEXI_SPINS_BEFORE_YIELD 64
 #define GEXI_SPINS_BETWEEN_YIELDS 16
+/* Yields in a row after which a thread whose every peer is off-node sleeps
+ * on the network (up to GEXI_BLOCK_US) instead of yielding: all its work
+ * then arrives through the network transport, whose wait object wakes it.
+ * With on-node peers it keeps yielding (shared-memory queues have no wait
+ * object). */
+#define GEXI_YIELDS_BEFORE_BLOCK 3
+#define GEXI_BLOCK_US 1000
 
 int gexi_poll(int what) {
   if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire)))
@@ -28,7 +35,13 @@ int gexi_poll(int what) {
 void gexi_idle(void) {
   if (++gexi_tls.idle_polls >= GEXI_SPINS_BEFORE_YIELD) {
     gexi_tls.idle_polls = GEXI_SPINS_BEFORE_YIELD - GEXI_SPINS_BETWEEN_YIELDS;
-    sched_yield();
+    if (++gexi_tls.idle_yields >= GEXI_YIELDS_BEFORE_BLOCK && gexi_ctx.net &&
+        gexi_ctx.net->block && gexi_ctx.nbrhd_size == 1) {
+      gexi_tls.idle_yields = 0;
+      gexi_ctx.net->block(GEXI_BLOCK_US);
+    } else {
+      sched_yield();
+    }
   }
 }
 

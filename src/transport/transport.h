@@ -13,6 +13,9 @@ struct gexi_net_ops {
   const char *name;
   /* Run completions and deliver received AMs; returns work done. */
   int (*poll)(int what);
+  /* Sleep until the network may have work for this process or timeout_us
+   * passes; returns at once when it cannot tell (no wait object). */
+  void (*block)(int timeout_us);
   /* Send an AM: returns non-zero only for an IMMEDIATE refusal; the payload
    * is reusable on return. */
   int (*am_send)(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,

@@ -152,6 +152,7 @@ struct gexi_ofi {
   int flush_with_read;        /* no DELIVERY_COMPLETE: a read after writes flushes them */
   int atomic_caps;            /* the endpoint was opened with FI_ATOMIC (ofi_atomic.c) */
   int have_source;            /* completions report the sender (FI_SOURCE) */
+  int wait_fd;                /* the CQ's wait descriptor (FI_WAIT_FD), or -1 */
 
   /* Admission (ofi_auth.c). */
   gexi_sipkey_t auth_key;     /* the job's secret */
@@ -331,5 +332,6 @@ const char *gexi_ofi_check(const struct ofi_wire *w, size_t len);
     if (rc_) gexi_ofi_fail(desc, rc_);                    \
   } while (0)
 void gexi_ofi_progress_stalled(int what);
+void gexi_ofi_block(int timeout_us);
 
 #endif

@@ -20,7 +20,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
+#include <time.h>
 
 #include "transport/ofi/ofi.h"
 
@@ -482,6 +484,19 @@ int gexi_ofi_poll(int what) {
   }
   return_credit(what);
   return n;
+}
+
+/* Sleep until the network has something for this process, or timeout_us
+ * passes (see gexi_net_ops.block).  fi_trywait tells whether sleeping on
+ * the wait descriptor is safe now (nothing already queued). */
+void gexi_ofi_block(int timeout_us) {
+  struct gexi_ofi *o = O();
+  if (o->wait_fd < 0) return;
+  struct fid *f = &o->cq->fid;
+  if (fi_trywait(o->fabric, &f, 1) != FI_SUCCESS) return;
+  struct pollfd p = {.fd = o->wait_fd, .events = POLLIN};
+  struct timespec ts = {timeout_us / 1000000, (long)(timeout_us % 1000000) * 1000};
+  (void)ppoll(&p, 1, &ts, NULL);
 }
 
 void gexi_ofi_progress_stalled(int what) {

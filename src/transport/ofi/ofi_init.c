@@ -94,6 +94,15 @@ struct ofi_addr_rec {
   unsigned char addr[224];
 };
 
+/* Whether the provider's RMA is done by the NIC (see gexi_ofi_vis_pack_max). */
+static int rma_in_nic(const char *prov) {
+  static const char *const hw[] = {"verbs", "cxi", "efa", "psm2", "psm3", "opx", "usnic"};
+  size_t core = strcspn(prov, ";");
+  for (size_t i = 0; i < sizeof hw / sizeof hw[0]; i++)
+    if (strlen(hw[i]) == core && strncmp(prov, hw[i], core) == 0) return 1;
+  return 0;
+}
+
 static void open_resources(struct gexi_ofi *o) {
   struct fi_info *fi = o->info;
   ssize_t rc;
@@ -101,9 +110,24 @@ static void open_resources(struct gexi_ofi *o) {
   if ((rc = fi_domain(o->fabric, fi, &o->domain, NULL))) gexi_ofi_fail("fi_domain", rc);
   struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = gexi_ctx.size};
   if ((rc = fi_av_open(o->domain, &av_attr, &o->av, NULL))) gexi_ofi_fail("fi_av_open", rc);
-  struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE,
+  /* Where the provider does RMA in software, every arrival (a message, or
+   * a write to our segment) is data on a descriptor that the completion
+   * queue's wait object can report: a rank with nothing to do may then sleep
+   * on it (gexi_ofi_block) instead of spinning, which matters when ranks
+   * outnumber cores.  No wait object where the NIC writes memory unseen. */
+  struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_FD,
                                .size = 4096};
-  if ((rc = fi_cq_open(o->domain, &cq_attr, &o->cq, NULL))) gexi_ofi_fail("fi_cq_open", rc);
+  o->wait_fd = -1;
+  rc = rma_in_nic(o->prov_name) ? -FI_ENOSYS : fi_cq_open(o->domain, &cq_attr, &o->cq, NULL);
+  if (rc == 0 && fi_control(&o->cq->fid, FI_GETWAIT, &o->wait_fd) != 0) {
+    fi_close(&o->cq->fid);
+    o->wait_fd = -1;
+    rc = -FI_ENOSYS;
+  }
+  if (rc) {
+    cq_attr.wait_obj = FI_WAIT_NONE;
+    if ((rc = fi_cq_open(o->domain, &cq_attr, &o->cq, NULL))) gexi_ofi_fail("fi_cq_open", rc);
+  }
   if ((rc = fi_endpoint(o->domain, fi, &o->ep, NULL))) gexi_ofi_fail("fi_endpoint", rc);
   if ((rc = fi_ep_bind(o->ep, &o->av->fid, 0))) gexi_ofi_fail("fi_ep_bind(av)", rc);
   if ((rc = fi_ep_bind(o->ep, &o->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)))
@@ -145,6 +169,7 @@ static size_t gexi_ofi_vis_pack_max(void) {
 static const struct gexi_net_ops ofi_ops = {
     .name = "ofi",
     .poll = gexi_ofi_poll,
+    .block = gexi_ofi_block,
     .am_send = gexi_ofi_am_send,
     .put = gexi_ofi_put,
     .get = gexi_ofi_get,
