@@ -127,12 +127,12 @@ struct ofi_rxbuf {
 };
 
 /* A Request received while polling for replies only (a Reply being sent
- * from inside a handler may poll, and must not run Request handlers then):
- * kept, with its buffer reference, until a full poll. */
+ * from inside a handler may poll, and must not run Request handlers then),
+ * kept until a full poll: a malloc'd copy of the message (its receive
+ * buffer is already released). */
 struct ofi_deferred {
   const void *msg;
   size_t len;
-  struct ofi_rxbuf *rx;
   fi_addr_t src;
 };
 

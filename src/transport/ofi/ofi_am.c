@@ -6,9 +6,12 @@
  * and stalls (polling) when it has too little; the target owes the sender
  * those bytes back once it starts handling the message, and pays them back
  * on any message it sends to that peer (struct ofi_wire.credit) or, when
- * the debt reaches half a channel, in an explicit credit message, which
- * costs no credit.  So each peer can have at most 2 * credit_bytes of
- * unhandled messages in our receive buffers, and the buffers are sized for
+ * the debt reaches an eighth of a channel, in an explicit credit message,
+ * which costs no credit.  (Half a channel proved too late: a Reply sender
+ * stalled for credit while the target, idle, owed it just under half and
+ * the rest was still on its way back; the reference's testvis over
+ * tcp;ofi_rxm hung that way about one run in three.)  So each peer can have
+ * at most 2 * credit_bytes of unhandled messages in our receive buffers, and the buffers are sized for
  * all peers at once: nothing is ever dropped or left to the provider's
  * unexpected-message handling.
  *
@@ -93,7 +96,7 @@ void gexi_ofi_am_setup(void) {
     credit = per_peer * (int64_t)o->wire_max;
   }
   o->credit_bytes = credit;
-  o->credit_return = (uint32_t)(credit / 2);
+  o->credit_return = (uint32_t)(credit / 8); /* see the flow-control note at the top */
   for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
     atomic_init(&o->peers[j].credit[0], credit);
     atomic_init(&o->peers[j].credit[1], credit);
@@ -355,9 +358,19 @@ void gexi_ofi_handle_msg(const void *msg, size_t len, fi_addr_t src_addr, struct
     return;
   }
   if (w.h.is_req && what == GEXI_POLL_REPLIES) {
-    /* Keep it (credits already taken into account) for a full poll. */
+    /* Keep a copy (credits already taken into account) for a full poll,
+     * and give the receive buffer back now: a deferred message must not pin
+     * a multi-receive buffer, or the buffers holding deferred Requests could
+     * leave none for the messages -- credit returns among them -- that the
+     * waiting Reply sender needs. */
+    void *copy = malloc(len);
+    if (!copy) gexi_fatal("out of memory");
+    memcpy(copy, msg, len);
     w.credit[0] = w.credit[1] = 0;
-    memcpy((void *)msg, &w, offsetof(struct ofi_wire, h)); /* credits consumed once */
+    memcpy(copy, &w, offsetof(struct ofi_wire, h)); /* credits consumed once */
+    rx_release(rx);
+    msg = copy;
+    rx = NULL;
     pthread_mutex_lock(&o->defer_lock);
     if (o->ndeferred == o->deferred_cap) {
       size_t cap = o->deferred_cap ? 2 * o->deferred_cap : 64;
@@ -366,7 +379,7 @@ void gexi_ofi_handle_msg(const void *msg, size_t len, fi_addr_t src_addr, struct
       o->deferred = d;
       o->deferred_cap = cap;
     }
-    o->deferred[o->ndeferred++] = (struct ofi_deferred){msg, len, rx, src};
+    o->deferred[o->ndeferred++] = (struct ofi_deferred){msg, len, src};
     pthread_mutex_unlock(&o->defer_lock);
     return;
   }
@@ -395,8 +408,10 @@ static int run_deferred(void) {
   o->deferred = NULL;
   o->ndeferred = o->deferred_cap = 0;
   pthread_mutex_unlock(&o->defer_lock);
-  for (size_t i = 0; i < n; i++)
-    gexi_ofi_handle_msg(d[i].msg, d[i].len, d[i].src, d[i].rx, GEXI_POLL_ALL);
+  for (size_t i = 0; i < n; i++) {
+    gexi_ofi_handle_msg(d[i].msg, d[i].len, d[i].src, NULL, GEXI_POLL_ALL);
+    free((void *)d[i].msg); /* the copy made when it was deferred */
+  }
   free(d);
   return (int)n;
 }
