@@ -231,6 +231,7 @@ static inline void gexi_check_can_communicate_flags(const char *fn, gex_Flags_t 
 /* ---- exit hooks (core/exit_hooks.c) ---- */
 /* Register the exit() hook and the SIGINT policy; called by gex_Client_Init. */
 void gexi_exit_hooks_install(void);
+void gexi_reset_foreign_fatal_handlers(void); /* core/foreign_signals.c */
 
 /* ---- progress (core/progress.c) ---- */
 #define GEXI_POLL_ALL 0

@@ -14,13 +14,10 @@
  * gasnet_exit -- and otherwise kills the rank as it would have.  A client
  * that wants SIGINT installs its handler after gex_Client_Init.
  *
- * libinfinipath (loaded with libfabric for its psm provider) installs, when
- * it is loaded, handlers that turn SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
- * SIGINT and SIGTERM into exit(1); with the exit hook that would make a crash
- * look like gasnet_exit(1).  Its handlers are put back to the default, so a
- * crashed rank dies by its signal and is reported as such.
+ * Fatal-signal handlers of dependencies are undone first
+ * (core/foreign_signals.c), so a crashed rank dies by its signal and is
+ * reported as such.
  */
-#include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,21 +52,9 @@ static void sigint_handler(int sig) {
   raise(SIGINT);
 }
 
-/* Whether the handler of 'sig' belongs to libinfinipath. */
-static int foreign_exit_handler(int sig) {
-  struct sigaction q;
-  if (sigaction(sig, NULL, &q) != 0) return 0;
-  void *fn = (q.sa_flags & SA_SIGINFO) ? (void *)q.sa_sigaction : (void *)q.sa_handler;
-  if (fn == (void *)SIG_DFL || fn == (void *)SIG_IGN) return 0;
-  Dl_info info;
-  return dladdr(fn, &info) && info.dli_fname && strstr(info.dli_fname, "libinfinipath");
-}
-
 void gexi_exit_hooks_install(void) {
   on_exit(exit_hook, NULL);
-  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM};
-  for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-    if (foreign_exit_handler(fatal[i])) signal(fatal[i], SIG_DFL);
+  gexi_reset_foreign_fatal_handlers();
   if (!gexi_ctx.env.no_catch_sigint) { /* GASNET_NO_CATCH_SIGNAL (core/env.c) */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

@@ -106,12 +106,19 @@ static void gexti_fatal_vprint(const char *func, const char *file, int line, con
   fflush(stderr);
 }
 
+#ifdef GEXI_BUILDING_LIBRARY /* built into libgex: core/foreign_signals.c */
+void gexi_reset_foreign_fatal_handlers(void);
+#endif
+
 static void gexti_fatal_finish(void) GASNETT_NORETURN;
 static void gexti_fatal_finish(void) {
   int (*hook)(int) = gexti_tools.print_backtrace_ifenabled;
   if (hook) hook(STDERR_FILENO);
   gasnett_freezeForDebuggerErr();
   fflush(NULL);
+#ifdef GEXI_BUILDING_LIBRARY
+  gexi_reset_foreign_fatal_handlers();
+#endif
   abort();
 }
 
