@@ -13,9 +13,17 @@
 # attacked across the virtual wire and rank 0 from its own host.  Then the
 # job checks that nothing changed and that it still works.
 #
+# MODE replay (PROVIDER tcp;ofi_rxm; ATTACKER is sec_replay.py): first a
+# job A of VICTIM runs to its end while sec_replay.py captures its TCP
+# streams; then, in the attacked job B, every stream that went to a rank of
+# job A is written to the same rank of job B over a plain socket.  Both jobs
+# run inside namespaces the test creates (without --netns: both ranks in the
+# first, so only the test's traffic is captured).
+#
 # Passes when every attack failed (ATTACKER exits 0), the job printed PASS
 # and exited 0, in mode am every rank reported the dropped messages in one
-# line per source ("network: dropped a message ..."), and nothing of the
+# line per source ("network: dropped a message ..."; in mode replay, at
+# least one rank reported the replayed ones), and nothing of the
 # job is left.  Exit 0 pass, 1 fail, 77 skip (with a SKIP line).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,6 +34,8 @@ if [ "${1:-}" = --netns ]; then
 fi
 [ $# = 5 ] || { echo "usage: sec_attack.sh [--netns] GEXRUN VICTIM ATTACKER MODE PROVIDER" >&2; exit 2; }
 gexrun=$1 victim=$2 attacker=$3 mode=$4 prov=$5
+isolate=$netns # replay: the capture needs a namespace of the test's own
+[ "$mode" = replay ] && isolate=1
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gex_attack.XXXXXX")
 chmod 755 "$dir" # the shm attacker runs as another user
@@ -44,7 +54,10 @@ fail() {
 }
 
 run_attacker() { # rank
-  if [ "$prov" = shm ] && [ "$mode" = rma ]; then
+  if [ "$mode" = replay ]; then
+    [ "$1" = 0 ] || return 0 # one replay covers every rank
+    ip netns exec "$ns1" python3 "$attacker" replay "$dir/capture.json" "$dir/a" "$dir" 2
+  elif [ "$prov" = shm ] && [ "$mode" = rma ]; then
     # libfabric's shm provider ignores memory keys: what keeps strangers out
     # is that its region is a mode-0600 file of the job's user (and that
     # cross-memory copies need ptrace rights).  So the stranger here is a
@@ -62,19 +75,51 @@ run_attacker() { # rank
   fi
 }
 
-if [ "$netns" = 1 ]; then
+if [ "$isolate" = 1 ]; then
   ns1="gexat$$x${RANDOM}a"
   ns2="${ns1%a}b"
   "$here/netns/netns.sh" up "$ns1" "$ns2"
   rc=$?
   [ "$rc" = 77 ] && exit 77
   [ "$rc" = 0 ] || { echo "sec_attack.sh: FAILED: cannot set up the namespaces"; exit 1; }
-  GEX_RSH="ip netns exec" GEX_OFI_PROVIDER=$prov \
-    "$gexrun" -n 2 --hosts "$ns1:1,$ns2:1" "$victim" "$dir" >"$dir/out" 2>&1 &
-else
-  GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=$prov "$gexrun" -n 2 "$victim" "$dir" >"$dir/out" 2>&1 &
 fi
-job=$!
+
+start_job() { # DIR: the victim job, in the background ($job)
+  if [ "$netns" = 1 ]; then
+    GEX_RSH="ip netns exec" GEX_OFI_PROVIDER=$prov \
+      "$gexrun" -n 2 --hosts "$ns1:1,$ns2:1" "$victim" "$1" >"$1/out" 2>&1 &
+  elif [ "$isolate" = 1 ]; then
+    ip netns exec "$ns1" env GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER="$prov" \
+      "$gexrun" -n 2 "$victim" "$1" >"$1/out" 2>&1 &
+  else
+    GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=$prov "$gexrun" -n 2 "$victim" "$1" >"$1/out" 2>&1 &
+  fi
+  job=$!
+}
+
+if [ "$mode" = replay ]; then
+  # Job A, captured from start to end (its 'done' is there from the start).
+  mkdir -p "$dir/a" && touch "$dir/a/done"
+  ip netns exec "$ns1" python3 "$attacker" sniff "$dir/capture.json" "$dir/sniffing" \
+    "$dir/stop" >"$dir/sniff.out" 2>&1 &
+  sniffer=$!
+  for _ in $(seq 1 100); do
+    [ -e "$dir/sniffing" ] && break
+    kill -0 "$sniffer" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -e "$dir/sniffing" ] || { cat "$dir/sniff.out"; fail "the capture did not start"; }
+  start_job "$dir/a"
+  timeout 120 tail --pid="$job" -f /dev/null
+  wait "$job"
+  status=$?
+  job=
+  touch "$dir/stop"
+  wait "$sniffer"
+  cat "$dir/sniff.out"
+  [ "$status" = 0 ] || { cat "$dir/a/out"; fail "job A exited with status $status"; }
+fi
+start_job "$dir"
 
 # The job publishes its addresses, then says it is ready (bounded wait).
 for _ in $(seq 1 600); do
@@ -110,6 +155,10 @@ if [ "$mode" = am ]; then
     grep -q "libgex: rank $r: network: dropped a message" "$dir/out" ||
       fail "rank $r did not report the dropped messages"
   done
+fi
+if [ "$mode" = replay ]; then # the replayed frames reached libgex, which dropped them
+  grep -q "libgex: rank [01]: network: dropped a message" "$dir/out" ||
+    fail "no rank reported dropping the replayed messages"
 fi
 grep 'libgex: rank' "$dir/out"
 grep '^PASS ' "$dir/out"

@@ -11,7 +11,8 @@ set_tests_properties(t_siphash PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT} LABELS "se
 # Attacks from outside the job (sec_attack.sh): an endpoint of the same
 # provider reads and writes a rank's segment with guessed keys (rma), or
 # sends forged, truncated, oversized and mutated messages (am); on loopback
-# and across two network namespaces.
+# and across two network namespaces; and (replay) a stream captured from
+# one job written into another.
 if(GEX_HAVE_OFI)
   gex_test_program(t_sec_victim)
   target_include_directories(t_sec_victim PRIVATE ${CMAKE_SOURCE_DIR}/src ${GEX_FABRIC_INCLUDE})
@@ -41,6 +42,18 @@ if(GEX_HAVE_OFI)
     endforeach()
   endforeach()
   set_tests_properties(sec_attack_rma_shm_lo sec_attack_am_shm_lo PROPERTIES RUN_SERIAL ON)
+  # A captured TCP stream of one job replayed into another with a plain
+  # socket (sec_replay.py), with both ranks on one "host" and across two.
+  foreach(where lo netns)
+    set(_opt)
+    if(where STREQUAL "netns")
+      set(_opt --netns)
+    endif()
+    gex_add_driver_test(sec_attack_replay_tcp_${where} LABELS "security;net"
+      COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/sec_attack.sh ${_opt}
+              $<TARGET_FILE:gexrun> $<TARGET_FILE:t_sec_victim>
+              ${CMAKE_CURRENT_SOURCE_DIR}/sec_replay.py replay "tcp$<SEMICOLON>ofi_rxm")
+  endforeach()
 endif()
 
 # The receive path fuzzed in-process (t_sec_fuzz): seeds, mutations, junk.
