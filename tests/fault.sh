@@ -3,7 +3,7 @@
 #
 # usage: fault.sh <gexrun> <ranks> <fault_prog> <mode>
 #   modes: sigkill_self sigkill_in_handler exit_noexit kill_rank kill_flooded
-#          kill_gexrun
+#          kill_rma kill_gexrun
 #          (see fault_prog.c)
 #
 # Checks: the job ends within a bound after the fault (measured from the
@@ -78,12 +78,16 @@ case "$mode" in
     [ -n "$t_fault" ] || { problem "the victim never announced its death"; t_fault=$(now_ms); }
     wait_gexrun $((END_BOUND * 1000))
     ;;
-  kill_rank|kill_flooded)
+  kill_rank|kill_flooded|kill_rma)
     victim=1
     for r in $(seq 0 $((n - 1))); do rank_pid "$r" >/dev/null || problem "rank $r never printed its pid"; done
-    if [ "$mode" = kill_flooded ]; then # everyone has started flooding (bounded wait)
+    # everyone has started flooding / moving data (bounded wait)
+    started=
+    [ "$mode" = kill_flooded ] && started=FLOODING
+    [ "$mode" = kill_rma ] && started=MOVING
+    if [ -n "$started" ]; then
       for _ in $(seq 1 300); do
-        [ "$(grep -c '^FLOODING' "$out")" -ge "$n" ] && break
+        [ "$(grep -c "^$started" "$out")" -ge "$n" ] && break
         sleep 0.1
       done
     fi
@@ -132,11 +136,14 @@ fi
 
 if [ -n "$victim" ]; then
   case "$mode" in
-    sigkill_*|kill_rank|kill_flooded) how="was killed by signal 9" ;;
+    sigkill_*|kill_rank|kill_flooded|kill_rma) how="was killed by signal 9" ;;
     exit_noexit) how="exited with status 3 without calling gasnet_exit" ;;
   esac
   grep -E "^gexrun: rank $victim \(pid ${vpid:-[0-9]+}\) $how" "$out" >/dev/null ||
     problem "no line 'gexrun: rank $victim (pid ${vpid:-?}) $how'"
+  # the first death is the one reported, not a survivor's failed operation
+  other=$(grep -E "^gexrun: rank [0-9]+ " "$out" | grep -vE "^gexrun: rank $victim " || true)
+  [ -z "$other" ] || problem "gexrun blamed another rank: $other"
   for r in $(seq 0 $((n - 1))); do
     [ "$r" = "$victim" ] && continue
     grep -E "^libgex: rank $r: .*\brank $victim\b" "$out" >/dev/null ||

@@ -12,6 +12,12 @@
  *   kill_flooded        rank 1 never polls; the others flood it with Requests
  *                       until they block in the send (its queue is full);
  *                       fault.sh kill -9s rank 1 once everyone flooded
+ *   kill_rma            the others Put to and Get from rank 1 without pause
+ *                       (run over the network: every error completion of
+ *                       an RMA to the dead rank must name it, and the job
+ *                       must report rank 1's death, not a survivor's
+ *                       failed Put); fault.sh kill -9s rank 1 once
+ *                       everyone is moving data
  *   kill_gexrun         every rank waits (rank 0 polling, the others in a
  *                       barrier) for fault.sh to kill -9 gexrun itself
  *
@@ -108,6 +114,21 @@ int main(int argc, char **argv) {
     }
     for (long i = 0; i < 100000000L; i++) CHECK(gex_AM_RequestShort1(T.tm, 1, H_DIE + 1, 0, 0) == 0);
     wait_polling();
+  }
+  if (!strcmp(mode, "kill_rma")) {
+    printf("MOVING rank %u\n", me);
+    fflush(stdout);
+    if (me == 1) wait_polling();
+    static unsigned char buf[2048]; /* half of rank 1's segment each way */
+    double t0 = test_now();
+    for (unsigned long i = 0; test_now() - t0 < 60.0; i++) {
+      memset(buf, (int)(i & 0xff), sizeof buf);
+      gex_RMA_PutBlocking(T.tm, 1, T.peer_seg[1], buf, sizeof buf, 0);
+      gex_RMA_GetBlocking(T.tm, buf, 1, T.peer_seg[1] + sizeof buf, sizeof buf, 0);
+    }
+    printf("NOT ENDED: rank %u is still running 60 s after the fault\n", me);
+    fflush(stdout);
+    gasnet_exit(0);
   }
   if (!strcmp(mode, "kill_gexrun")) {
     if (me == 0) wait_polling(); /* so that the barrier of the others never ends */

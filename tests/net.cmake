@@ -52,6 +52,13 @@ set_tests_properties(net_tcp_t_diagnostics_fault_n2 PROPERTIES
   LABELS "net;net_tcp;n2;diagnostics"
   ENVIRONMENT "${_gex_env};GEX_TEST_EXPECT_RANKS=2"
   SKIP_RETURN_CODE 77)
+# A rank killed while the others Put to it and Get from it over the network:
+# the job reports that rank's death, and the survivors' lines name it.
+foreach(n 2 4)
+  gex_add_driver_test(net_tcp_fault_kill_rma_n${n} LABELS "net;net_tcp;fault;n${n}"
+    COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_tcp} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh
+            $<TARGET_FILE:gexrun> ${n} $<TARGET_FILE:fault_prog> kill_rma)
+endforeach()
 # Atomics, teams, collectives and VIS (issue 5's suite) over the network too.
 set(GEX_NET_SUITE5 t_atomic t_atomic_contend t_atomic_order t_coll t_team t_collam t_vis t_vis_pc
     t_vis_am t_legacy_coll)
