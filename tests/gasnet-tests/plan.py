@@ -18,9 +18,8 @@ Runs per thread mode (seq, par), for each program <p> and harness entry <e>
                               headers under -Wall -Wextra)
   ref_<mode>_<e>_host_n<N>    N ranks on this host (N = 2 unless the entry's
                               DynamicThreads gives fixed counts)
-  ref_par_<e>_net_n<N>        N = 4 ranks with every peer reached through the
-                              network (tcp;ofi_rxm); base entries of the PAR
-                              build only (NET_MODES)
+  ref_<mode>_<e>_net_n<N>     N = 4 ranks with every peer reached through the
+                              network (tcp;ofi_rxm); base entries only
   ref_<mode>_<e>_host_n7      7 ranks on this host: PAR programs that start
                               threads; base entries only
   ref_<mode>_testexit_<case>  testexit's cases, each with its expected status
@@ -42,11 +41,6 @@ import harness_conf  # noqa: E402
 NET_ENV = [("GEX_SUPERNODE_MAXSIZE", "1"), ("GEX_OFI_PROVIDER", "tcp;ofi_rxm")]
 HOST_RANKS = 2
 NET_RANKS = 4
-# Thread modes whose programs also run over the network.  The SEQ and PAR
-# libraries hold the same objects, so the network path is exercised once per
-# program, by its PAR build (which also has the threaded programs); running
-# the SEQ builds over it too would double the longest part of the stage.
-NET_MODES = ("par",)
 # The harness's time limits assume no more ranks than cores; a network run
 # has 4 ranks on 2 cores, each message through the kernel's TCP stack.
 NET_TIME_FACTOR = 2
@@ -239,11 +233,7 @@ class Planner:
         if not base:
             return
         net_n = NET_RANKS if has_default or not counts else max(counts)
-        if mode not in NET_MODES:
-            self.skip("%s-%s (network run)" % (label, mode),
-                      "network runs use the PAR build (libgasnet-ofi-seq and -par hold the same "
-                      "library; the SEQ build runs on one host)")
-        elif net_n > 1:
+        if net_n > 1:
             self.run(mode, prog, label, "net", net_n, launcher, entry, seconds)
         else:
             self.skip("%s-%s (network run)" % (label, mode), "DynamicThreads %s: one rank" % counts)
