@@ -15,7 +15,8 @@
  *   fake_rank sleep          sleep (until a signal ends the process)
  *
  * After that each one waits on its socket: a notice from gexrun (DIED,
- * ABORT, EXIT) or EOF ends it with status 1 (EXIT: its code).  A last
+ * ABORT, EXIT) or EOF ends it with status 1 (EXIT: its code); the SECRET
+ * frame is skipped.  A last
  * argument (the test's token) is ignored.
  */
 #include <errno.h>
@@ -38,15 +39,28 @@ static void send_frame(uint32_t type, uint32_t len, int32_t arg0) {
   }
 }
 
-/* Wait for gexrun's verdict on the socket. */
+/* Read exactly n bytes of the socket (NULL: discard them); EOF ends the rank. */
+static void read_all(void *buf, size_t n) {
+  char sink[256];
+  size_t got = 0;
+  while (got < n) {
+    size_t want = n - got;
+    if (!buf && want > sizeof sink) want = sizeof sink;
+    ssize_t r = read(fd, buf ? (char *)buf + got : sink, want);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) exit(1); /* gexrun closed the socket */
+    got += (size_t)r;
+  }
+}
+
+/* Wait for gexrun's verdict on the socket.  The job secret, which gexrun
+ * sends in answer to HELLO, is not a verdict: it is read and ignored. */
 static void wait_notice(void) {
   struct gexi_wire_hdr h;
-  size_t got = 0;
-  while (got < sizeof h) {
-    ssize_t n = read(fd, (char *)&h + got, sizeof h - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) exit(1); /* gexrun closed the socket */
-    got += (size_t)n;
+  for (;;) {
+    read_all(&h, sizeof h);
+    if (h.type != GEXI_WIRE_SECRET) break;
+    read_all(NULL, h.len);
   }
   printf("fake_rank %d: got frame %u from gexrun\n", rank, h.type);
   fflush(stdout);
