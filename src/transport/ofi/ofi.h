@@ -145,6 +145,8 @@ struct gexi_ofi {
   struct fid_cq *cq;
   const char *prov_name;
   char shm_name[96];          /* 'shm' provider: our /dev/shm object, unlinked at exit */
+  int shm_named;              /* shm_name is complete (release/acquire: gexi_ofi_at_exit
+                               * may run on the bootstrap's watchdog thread during init) */
   uint64_t mr_mode;
   size_t inject_size;
   uint64_t write_flags;       /* FI_DELIVERY_COMPLETE when offered */

@@ -190,7 +190,8 @@ static const struct gexi_net_ops ofi_ops = {
 void gexi_ofi_start(int one_host) {
   struct gexi_ofi *o = calloc(1, sizeof *o);
   if (!o) gexi_fatal("out of memory");
-  gexi_ctx.ofi = o;
+  /* Published with release: gexi_ofi_at_exit may read it from another thread. */
+  __atomic_store_n(&gexi_ctx.ofi, o, __ATOMIC_RELEASE);
   const char *prov = gexi_ctx.env.ofi_provider, *dom = gexi_ctx.env.ofi_domain;
   /* Try for delivery-complete writes and send-after-write order first; fall
    * back to what the provider has (and flush / wait instead). */
@@ -285,8 +286,10 @@ void gexi_ofi_start(int one_host) {
      * closed; libgex ends processes with _exit, so it unlinks it itself. */
     const char *a = (const char *)mine.addr, *p = strstr(a, "://");
     p = p ? p + 3 : a;
-    if (*p && !strchr(p, '/') && strlen(p) + 2 <= sizeof o->shm_name)
+    if (*p && !strchr(p, '/') && strlen(p) + 2 <= sizeof o->shm_name) {
       snprintf(o->shm_name, sizeof o->shm_name, "/%s", p);
+      __atomic_store_n(&o->shm_named, 1, __ATOMIC_RELEASE);
+    }
   }
   struct ofi_addr_rec *all = calloc(gexi_ctx.size, sizeof *all);
   unsigned char *addrs = calloc(gexi_ctx.size, alen);
@@ -317,7 +320,9 @@ void gexi_ofi_start(int one_host) {
             o->have_source ? ", FI_SOURCE" : ", no FI_SOURCE (senders proved by token only)");
 }
 
+/* Called by gexi_end_process, possibly on the bootstrap's watchdog thread
+ * (the job ended while this rank was still in gex_Client_Init). */
 void gexi_ofi_at_exit(void) {
-  struct gexi_ofi *o = gexi_ctx.ofi;
-  if (o && o->shm_name[0]) shm_unlink(o->shm_name);
+  struct gexi_ofi *o = __atomic_load_n(&gexi_ctx.ofi, __ATOMIC_ACQUIRE);
+  if (o && __atomic_load_n(&o->shm_named, __ATOMIC_ACQUIRE)) shm_unlink(o->shm_name);
 }
