@@ -59,7 +59,7 @@ foreach(n 2 4)
     COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_tcp} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh
             $<TARGET_FILE:gexrun> ${n} $<TARGET_FILE:fault_prog> kill_rma)
 endforeach()
-# Atomics, teams, collectives and VIS (issue 5's suite) over the network too.
+# Atomics, teams, collectives and VIS over the network too.
 set(GEX_NET_SUITE5 t_atomic t_atomic_contend t_atomic_order t_coll t_team t_collam t_vis t_vis_pc
     t_vis_am t_legacy_coll)
 foreach(t IN LISTS GEX_NET_SUITE5)
