@@ -351,7 +351,7 @@ static void job_exit(int r, uint32_t type, int32_t code) {
 static void peer_failed(int r, int32_t code, int32_t peer) {
   job.ranks[r].said_exit = 1;
   if (job.ending) return;
-  if (job.peer_fail_deadline) return; /* a grace is running: it decides (several survivors report) */
+  if (job.peer_fail_deadline) return; /* a grace runs: it decides (several survivors report) */
   if (peer < 0 || peer >= job.nranks || peer == r || !job.ranks[peer].alive ||
       job.ranks[peer].said_exit) {
     job_exit(r, GEXI_WIRE_ABORT, code);

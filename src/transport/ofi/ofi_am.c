@@ -11,9 +11,9 @@
  * stalled for credit while the target, idle, owed it just under half and
  * the rest was still on its way back; the reference's testvis over
  * tcp;ofi_rxm hung that way about one run in three.)  So each peer can have
- * at most 2 * credit_bytes of unhandled messages in our receive buffers, and the buffers are sized for
- * all peers at once: nothing is ever dropped or left to the provider's
- * unexpected-message handling.
+ * at most 2 * credit_bytes of unhandled messages in our receive buffers, and
+ * the buffers are sized for all peers at once: nothing is ever dropped or
+ * left to the provider's unexpected-message handling.
  *
  * Deadlock freedom is the on-node argument (transport/shm/shm_am.c): a
  * Request sender waiting for credit polls everything; a Reply sender (inside
