@@ -8,9 +8,10 @@
 #                          shared memory inside a node, tcp;ofi_rxm between
 #   net_credit_<test>_n4   tcp;ofi_rxm with the smallest AM credit, so senders
 #                          stall on flow control all the time
+#   net_tcpmrecv_<test>_n3 tcp;ofi_rxm with multi-receive AM buffers forced
 #   net_mixflat*_, net_mixforce_  collective/team tests in mixed topologies with
 #                          the hierarchy off (GEX_COLL_HIER=0) or flat AM forced
-# Labels: net, net_tcp, net_shm, net_mix, net_credit, net_mixflat, net_mixforce.  The two-host runs in
+# Labels: net, net_tcp, net_shm, net_mix, net_credit, net_tcpmrecv, net_mixflat, net_mixforce.  The two-host runs in
 # network namespaces (netns_tcp_*, netns_udp_*) are at the end of this file.
 if(NOT GEX_HAVE_OFI)
   message(STATUS "libgex tests: built without libfabric, network tests are not registered")
@@ -97,6 +98,12 @@ endforeach()
 # provider's default threshold is.
 gex_add_net_run(tcpvisrma t_vis 3 GEX_SUPERNODE_MAXSIZE=1 GEX_VIS_PACK_MAX=0 ${_tcp})
 gex_add_net_run(tcpvis64 t_vis 3 GEX_SUPERNODE_MAXSIZE=1 GEX_VIS_PACK_MAX=64 ${_tcp})
+# Multi-receive AM buffers forced on tcp;ofi_rxm (not its default): its
+# largest Mediums arrive in segments and complete after the buffer's release,
+# which the buffer's byte ledger must wait for (struct ofi_rxbuf).
+foreach(t t_am_medium t_am_long t_vis_am)
+  gex_add_net_run(tcpmrecv ${t} 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_MULTI_RECV=1 ${_tcp})
+endforeach()
 foreach(t t_am_medium t_am_long t_am_npam t_am_immediate t_mt_stress t_loopback)
   gex_add_net_run(credit ${t} 4 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1 ${_tcp})
 endforeach()

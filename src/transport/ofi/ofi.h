@@ -13,7 +13,8 @@
  *     so a completed put is visible at the target.
  *   - Active Messages: FI_MSG sends of a small wire header (struct
  *     ofi_wire) plus payload, received into FI_MULTI_RECV buffers that are
- *     re-posted as soon as every message in them has been handled.  Byte
+ *     re-posted as soon as every message in them has been handled (or one
+ *     buffer per message, where a provider's multi-receive is unreliable).  Byte
  *     credits per peer and direction (requests, replies) bound what a peer
  *     may have in flight to us, so the receive buffers can never overflow
  *     and no provider ever has to drop or buffer an unexpected message.
@@ -115,14 +116,28 @@ struct ofi_peer {
 };
 
 /* One multi-receive buffer.  'refs' counts the messages of this buffer being
- * handled plus one while the provider still owns it; who drops it to zero
- * re-posts the buffer (so a handler's payload stays valid until it returns,
- * even if a nested poll sees the buffer's release). */
+ * handled plus one while the provider may still write into it; who drops it
+ * to zero re-posts the buffer (so a handler's payload stays valid until it
+ * returns, even if a nested poll sees the buffer's release).
+ *
+ * The provider's FI_MULTI_RECV flag does not mean that: ofi_rxm hands the
+ * buffer back with the completion of the message it placed last, while
+ * messages it placed earlier, arriving in segments (its SAR protocol), are
+ * still being written and complete later.  So the provider's reference is
+ * dropped by a byte ledger: 'ledger' starts at OFI_RX_OPEN, every completed
+ * message subtracts its length, and the flagged completion also subtracts
+ * OFI_RX_OPEN minus the end of the space used (the end of the flagged
+ * message); messages are placed back to back, so the ledger reaches zero
+ * exactly when every message placed in this posting has completed.
+ * 'hi' is the furthest end seen (for a flag that comes without a message). */
+#define OFI_RX_OPEN ((int64_t)1 << 62)
 struct ofi_rxbuf {
   void *mem;
   size_t len;
   struct fid_mr *mr;
   _Atomic int refs;
+  _Atomic int64_t ledger;
+  _Atomic size_t hi;
   struct fi_context2 fctx;
 };
 

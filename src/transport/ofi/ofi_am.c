@@ -63,6 +63,8 @@ static void *pool_desc(void) { return O()->pool_desc; }
 static void rx_post(struct ofi_rxbuf *rx) {
   struct gexi_ofi *o = O();
   atomic_store_explicit(&rx->refs, 1, memory_order_relaxed);
+  atomic_store_explicit(&rx->ledger, OFI_RX_OPEN, memory_order_relaxed);
+  atomic_store_explicit(&rx->hi, 0, memory_order_relaxed);
   void *desc = rx->mr ? fi_mr_desc(rx->mr) : NULL;
   struct iovec iov = {rx->mem, rx->len};
   struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
@@ -76,6 +78,29 @@ static void rx_post(struct ofi_rxbuf *rx) {
 
 static inline void rx_unref(struct ofi_rxbuf *rx) {
   if (atomic_fetch_sub_explicit(&rx->refs, 1, memory_order_acq_rel) == 1) rx_post(rx);
+}
+
+/* A receive completion (or error) of rx: 'len' bytes at 'buf', 'last' when
+ * it carries FI_MULTI_RECV.  Drops the provider's reference once the buffer
+ * is released and every message placed in it has completed (struct
+ * ofi_rxbuf); with one message per buffer, at once. */
+static void rx_completed(struct ofi_rxbuf *rx, const void *buf, size_t len, int last) {
+  if (!O()->multi_recv) {
+    rx_unref(rx);
+    return;
+  }
+  size_t end = 0;
+  if (len && buf) {
+    end = (size_t)((const char *)buf - (const char *)rx->mem) + len;
+    size_t hi = atomic_load_explicit(&rx->hi, memory_order_relaxed);
+    while (end > hi && !atomic_compare_exchange_weak_explicit(&rx->hi, &hi, end,
+                                                              memory_order_relaxed,
+                                                              memory_order_relaxed)) {
+    }
+  }
+  int64_t sub = (int64_t)len;
+  if (last) sub += OFI_RX_OPEN - (int64_t)(end ? end : atomic_load_explicit(&rx->hi, memory_order_relaxed));
+  if (atomic_fetch_sub_explicit(&rx->ledger, sub, memory_order_acq_rel) == sub) rx_unref(rx);
 }
 
 void gexi_ofi_am_setup(void) {
@@ -445,8 +470,9 @@ static void cq_error(void) {
   fi_cq_strerror(o->cq, err.prov_errno, err.err_data, buf, sizeof buf);
   if (err.flags & FI_RECV) {
     gexi_ofi_drop(FI_ADDR_NOTAVAIL, err.len, "a receive failed", fi_strerror(err.err));
-    if (err.op_context && ((err.flags & FI_MULTI_RECV) || !o->multi_recv))
-      rx_unref((struct ofi_rxbuf *)((char *)err.op_context - offsetof(struct ofi_rxbuf, fctx)));
+    if (err.op_context)
+      rx_completed((struct ofi_rxbuf *)((char *)err.op_context - offsetof(struct ofi_rxbuf, fctx)),
+                   err.buf, err.len, (err.flags & FI_MULTI_RECV) != 0);
     return;
   }
   const char *what = (err.flags & FI_RECV)     ? "receive"
@@ -490,7 +516,7 @@ int gexi_ofi_poll(int what) {
                             what);
         n++;
       }
-      if ((e[i].flags & FI_MULTI_RECV) || !o->multi_recv) rx_unref(rx);
+      rx_completed(rx, e[i].buf, e[i].len, (e[i].flags & FI_MULTI_RECV) != 0);
     } else if (e[i].op_context) {
       complete_op((struct ofi_op *)((char *)e[i].op_context - offsetof(struct ofi_op, fctx)));
       n++;
