@@ -25,6 +25,13 @@
 # Each figure includes the loop's own counter, compare and branch; the last
 # row (an empty loop) shows how much that is.
 #
+# Then the same operations to a peer reached through the network
+# (GEX_SUPERNODE_MAXSIZE=1; provider tcp;ofi_rxm, or GEX_OPCOUNT_PROVIDER),
+# one run per operation collecting inside loop_<op> only, with each loop's
+# exclusive instructions split by object: libgex's own code (the program,
+# libgex being linked in statically), libfabric, and the rest (libc, ld.so).
+# The off-node targets are for libgex's own code.
+#
 # The script builds nothing.  The targets are meant for a build without the
 # misuse checks; make one with
 #   cmake -B build-bench -DGEX_CHECKS=OFF -DCMAKE_BUILD_TYPE=Release
@@ -45,7 +52,7 @@ if [[ "${1:-}" == "--as-rank" ]]; then
   shift 2
   if [[ "${GEX_RANK:-}" == "0" ]]; then
     exec valgrind -q --tool=callgrind --callgrind-out-file="$out" \
-      --toggle-collect='loop_*' --collect-atstart=no "$@"
+      --toggle-collect="${OPCOUNT_TOGGLE:-loop_*}" --collect-atstart=no "$@"
   fi
   exec "$@"
 fi
@@ -89,16 +96,38 @@ esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/opcount.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# Run the job under callgrind for n iterations; leaves $tmp/ann.$n.
+# Run the job under callgrind for n iterations; leaves $tmp/ann.$n (inclusive
+# costs per function).  With a second argument OP, collects inside loop_OP
+# only and leaves $tmp/self.OP.$n (exclusive costs per function and object).
 measure() {
-  local n=$1
-  if ! timeout 600 env "${run_env[@]}" "$gexrun" -n 2 bash "$self" --as-rank "$tmp/cg.$n" \
-    "$prog" --iters "$n" >"$tmp/log.$n" 2>&1; then
-    cat "$tmp/log.$n" >&2
+  local n=$1 op=${2:-} tag=$1
+  [[ -z "$op" ]] || tag="$op.$1"
+  if ! timeout 600 env "${run_env[@]}" OPCOUNT_TOGGLE="loop_${op:-*}" "$gexrun" -n 2 \
+    bash "$self" --as-rank "$tmp/cg.$tag" "$prog" --iters "$n" >"$tmp/log.$tag" 2>&1; then
+    cat "$tmp/log.$tag" >&2
     die "the $n-iteration run failed"
   fi
-  [[ -s "$tmp/cg.$n" ]] || { cat "$tmp/log.$n" >&2; die "callgrind wrote no profile"; }
-  callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$tmp/cg.$n" >"$tmp/ann.$n"
+  [[ -s "$tmp/cg.$tag" ]] || { cat "$tmp/log.$tag" >&2; die "callgrind wrote no profile"; }
+  if [[ -z "$op" ]]; then
+    callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$tmp/cg.$tag" >"$tmp/ann.$n"
+  else
+    callgrind_annotate --inclusive=no --threshold=100 --auto=no "$tmp/cg.$tag" >"$tmp/self.$tag"
+  fi
+}
+
+# Exclusive Ir inside loop_OP of the n-iteration run, split by object:
+# "LIBGEX PROVIDER OTHER".  libgex is linked into the program statically, so
+# the program's own object is libgex (plus the loop itself); libfabric.so
+# holds the providers; everything else (libc, the dynamic linker) is OTHER.
+split_of() {
+  local op=$1 n=$2
+  awk -v prog="$(readlink -f "$prog")" '
+    /\[.*\]$/ && $1 ~ /^[0-9,]+$/ {
+      x = $1; gsub(",", "", x); x += 0
+      obj = $NF; gsub(/^\[|\]$/, "", obj)
+      if (obj == prog) g += x; else if (obj ~ /libfabric/) p += x; else o += x
+    }
+    END { printf "%.0f %.0f %.0f\n", g, p, o }' "$tmp/self.$op.$n"
 }
 
 # Inclusive Ir of loop_<op> in the profile of the n-iteration run.
@@ -168,17 +197,43 @@ if ! grep -q '^GEX_FABRIC_LIB:FILEPATH=/' "$build/CMakeCache.txt" 2>/dev/null ||
 fi
 prov=${GEX_OPCOUNT_PROVIDER:-tcp;ofi_rxm}
 run_env=(GEX_SUPERNODE_MAXSIZE=1 "GEX_OFI_PROVIDER=$prov")
-measure "$n1"
-measure "$n2"
+off_rows=(
+  "putnbi|gex_RMA_PutNBI, 8 bytes|60"
+  "getnbi|gex_RMA_GetNBI, 8 bytes|-"
+  "amshort|gex_AM_RequestShort0|100"
+  "nbiwait|gex_NBI_Wait(GEX_EC_ALL), idle|20"
+  "empty|empty loop (included in each row)|-"
+)
+for row in "${off_rows[@]}"; do
+  IFS='|' read -r op _ <<<"$row"
+  measure "$n1" "$op"
+  measure "$n2" "$op"
+done
 echo
 echo "opcount: the same, peer reached through the network ($prov, GEX_SUPERNODE_MAXSIZE=1)"
-echo "  (libfabric's own instructions included; the SFI paper's GASNet prototype: ~100 for AMRequestShort)"
-printf '  %-36s %10s\n' "operation" "instr/op"
-for row in "putnbi|gex_RMA_PutNBI, 8 bytes" "getnbi|gex_RMA_GetNBI, 8 bytes" \
-           "amshort|gex_AM_RequestShort0"; do
-  IFS='|' read -r op label <<<"$row"
-  a=$(ir_of "$op" "$n1")
-  b=$(ir_of "$op" "$n2")
-  per=$(awk -v a="$a" -v b="$b" -v d=$((n2 - n1)) 'BEGIN { printf "%.1f", (b - a) / d }')
-  printf '  %-36s %10s\n' "$label" "$per"
+echo "  split by object (callgrind exclusive Ir inside each loop): libgex's own code (the"
+echo "  program, libgex linked in), libfabric (its providers), and the rest (libc, ld.so)."
+echo "  Targets are for libgex's own code; the SFI paper's GASNet prototype needed ~106"
+echo "  for AMRequestShort.  Polling inside the loops (flow control, completions) is"
+echo "  timing-dependent, so these rows vary a little from run to run."
+printf '  %-36s %10s %10s %10s %10s %8s  %s\n' "operation" "total" "libgex" "libfabric" "libc,ld" "target" ""
+printf '  %-36s %10s %10s %10s %10s %8s  %s\n' "---------" "-----" "------" "---------" "-------" "------" ""
+for row in "${off_rows[@]}"; do
+  IFS='|' read -r op label target <<<"$row"
+  read -r g1 p1 o1 <<<"$(split_of "$op" "$n1")"
+  read -r g2 p2 o2 <<<"$(split_of "$op" "$n2")"
+  read -r tot gex fab oth <<<"$(awk -v g1="$g1" -v p1="$p1" -v o1="$o1" -v g2="$g2" -v p2="$p2" \
+      -v o2="$o2" -v d=$((n2 - n1)) 'BEGIN {
+        g = (g2 - g1) / d; p = (p2 - p1) / d; o = (o2 - o1) / d
+        printf "%.1f %.1f %.1f %.1f\n", g + p + o, g, p, o }')"
+  verdict=""
+  if [[ "$target" != "-" ]]; then
+    if awk -v p="$gex" -v t="$target" 'BEGIN { exit !(p <= t) }'; then
+      verdict="meets target"
+    else
+      verdict="OVER target"
+    fi
+    target="<= $target"
+  fi
+  printf '  %-36s %10s %10s %10s %10s %8s  %s\n' "$label" "$tot" "$gex" "$fab" "$oth" "$target" "$verdict"
 done
