@@ -66,6 +66,7 @@ _Atomic uint32_t *gexi_am_counter(int mode, int cat, struct gexi_Event **evp, ui
     /* Relaxed: the send that follows orders the increment before the
      * reply's decrement. */
     atomic_fetch_add_explicit(&gexi_tls.am_nbi.pending[cat], n, memory_order_relaxed);
+    gexi_tls.nbi_maybe = 1;
     gexi_am_sync_release();
     return &gexi_tls.am_nbi.pending[cat];
   }

@@ -169,6 +169,15 @@ struct gexi_thread_state {
   unsigned idle_polls;               /* consecutive polls that found nothing */
   unsigned idle_yields;              /* ... and the yields they caused */
   struct gexi_net_nbi *net_nbi;      /* transport/ofi: this thread's NBI operations in flight */
+  /* The same tracker's counts by kind (put, get, rmw; NULL: none yet), so
+   * that gex_NBI_Wait/Test with nothing in flight return without a call
+   * into the transport (core/nbi.c). */
+  _Atomic uint64_t *net_nbi_pending;
+  /* Set by this thread whenever it initiates an NBI operation that completes
+   * later (network or AM-completed); cleared by gex_NBI_Wait/Test once no
+   * count of any kind is left.  Only this thread raises the counts, so a
+   * clear flag means nothing is in flight: an idle Wait is one load. */
+  int nbi_maybe;
   struct gexi_net_nbi *net_region;   /* ... and those of its open access region */
   /* Operations carried by Active Messages (atomics/ad_am.c, vis/vis.c):
    * 'pending' counts this thread's NBI ones whose replies are still due, by

@@ -10,6 +10,22 @@
 #include "core/context.h"
 #include "transport/transport.h"
 
+/* Whether any NBI operation of this thread may be in flight, whatever its
+ * kind: the AM-completed counts and the transport's (put, get, rmw), read
+ * without calling the transport.  The precise, masked test is nbi_pending. */
+static inline int nbi_any(void) {
+  _Atomic uint32_t *a = gexi_tls.am_nbi.pending;
+  uint64_t x = atomic_load_explicit(&a[0], memory_order_acquire) |
+               atomic_load_explicit(&a[1], memory_order_acquire) |
+               atomic_load_explicit(&a[2], memory_order_acquire);
+  _Atomic uint64_t *n = gexi_tls.net_nbi_pending;
+  if (n)
+    x |= atomic_load_explicit(&n[0], memory_order_acquire) |
+         atomic_load_explicit(&n[1], memory_order_acquire) |
+         atomic_load_explicit(&n[2], memory_order_acquire);
+  return x != 0;
+}
+
 static int nbi_pending(gex_EC_t mask) {
   int net = gexi_ctx.net ? gexi_ctx.net->nbi_test(mask) : 0;
   return net | gexi_am_nbi_pending(mask); /* operations completed by AM replies */
@@ -18,6 +34,11 @@ static int nbi_pending(gex_EC_t mask) {
 /* The flags of every call here are reserved: zero (checked builds). */
 int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags) {
   gexi_check_can_communicate_flags("gex_NBI_Test", flags, 0);
+  if (GEXI_LIKELY(!gexi_tls.nbi_maybe)) return GASNET_OK;
+  if (!nbi_any()) {
+    gexi_tls.nbi_maybe = 0;
+    return GASNET_OK;
+  }
   if (!nbi_pending(event_mask)) return GASNET_OK;
   /* AM-completed operations advance only when handlers run: poll once. */
   if (gexi_am_nbi_pending(event_mask)) gexi_poll(GEXI_POLL_ALL);
@@ -36,7 +57,11 @@ __attribute__((noinline)) static void nbi_wait_slow(gex_EC_t event_mask) {
 void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
   gexi_check_can_communicate_flags("gex_NBI_Wait", flags, 0);
   /* Nothing outstanding (always so on-node): a few loads, no frame. */
-  if (GEXI_LIKELY(!gexi_am_nbi_pending(event_mask) && !gexi_ctx.net)) return;
+  if (GEXI_LIKELY(!gexi_tls.nbi_maybe)) return;
+  if (!nbi_any()) {
+    gexi_tls.nbi_maybe = 0;
+    return;
+  }
   nbi_wait_slow(event_mask);
 }
 

@@ -53,6 +53,8 @@ enum {
   OFI_OP_LEAF,      /* local-completion leaf of an OFI_OP_EVENT Put (its 'lc'): the
                      * client may test it any number of times until the root is
                      * synced; freed with the root (gexi_ofi_event_free) */
+  OFI_OP_NBI_SHARED,/* one of a tracker's 'shared' contexts: count it down, nothing
+                     * else (no bounce, no registration, no peer, never freed) */
 };
 
 #include "core/event.h" /* GEXI_EV_NET */
@@ -84,8 +86,14 @@ struct ofi_op {
  * thread (completions may still arrive); a region's is freed with its event,
  * after the count reached zero. */
 enum { OFI_NBI_PUT = 0, OFI_NBI_GET = 1, OFI_NBI_RMW = 2 /* provider-native atomics */ };
+/* (the order core/nbi.c reads gexi_tls.net_nbi_pending in) */
 struct gexi_net_nbi {
   _Atomic uint64_t pending[3];
+  /* Where the provider keeps no per-operation state in the context
+   * (gexi_ofi.nbi_shared), the NBI operations of a kind that need nothing
+   * released at completion all pass the same context: no allocation per
+   * operation.  Written once when the tracker is made. */
+  struct ofi_op shared[3];
 };
 
 /* Admission of a peer (ofi_auth.c): where its handshake stands. */
@@ -169,6 +177,8 @@ struct gexi_ofi {
   int flush_with_read;        /* no DELIVERY_COMPLETE: a read after writes flushes them */
   int atomic_caps;            /* the endpoint was opened with FI_ATOMIC (ofi_atomic.c) */
   int have_source;            /* completions report the sender (FI_SOURCE) */
+  int nbi_shared;             /* NBI operations may share a context (struct gexi_net_nbi):
+                               * no FI_CONTEXT/FI_CONTEXT2 mode, no FI_MR_LOCAL */
   int wait_fd;                /* the CQ's wait descriptor (FI_WAIT_FD), or -1 */
 
   /* Admission (ofi_auth.c). */

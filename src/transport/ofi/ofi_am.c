@@ -442,6 +442,11 @@ static int run_deferred(void) {
 }
 
 static void complete_op(struct ofi_op *op) {
+  if (op->kind == OFI_OP_NBI_SHARED) {
+    /* The last access: the tracker may be freed once its count is zero. */
+    atomic_fetch_sub_explicit(&op->nbi->pending[op->nbi_kind], 1, memory_order_release);
+    return;
+  }
   if (op->tmp_mr) fi_close(&op->tmp_mr->fid);
   if (op->bounce) gexi_ofi_pool_put(op->bounce);
   if (op->kind == OFI_OP_NBI) {
@@ -480,10 +485,13 @@ static void cq_error(void) {
                      : (err.flags & FI_READ)   ? "get"
                      : (err.flags & FI_WRITE)  ? "put"
                                                : "send";
-  /* The operation's own context names its peer (receives have none). */
-  if (!(err.flags & FI_RECV) && err.op_context) {
-    const struct ofi_op *op =
-        (const struct ofi_op *)((char *)err.op_context - offsetof(struct ofi_op, fctx));
+  /* The operation's own context names its peer (receives have none, nor do
+   * the shared contexts of NBI operations). */
+  const struct ofi_op *op =
+      err.op_context && !(err.flags & FI_RECV)
+          ? (const struct ofi_op *)((char *)err.op_context - offsetof(struct ofi_op, fctx))
+          : NULL;
+  if (op && op->peer < gexi_ctx.size) {
     gexi_fatal_peer(op->peer,
                     "network (libfabric %s): a %s with rank %u failed: %s%s%s (rank %u died or "
                     "is unreachable)",

@@ -267,6 +267,7 @@ void gexi_ofi_start(int one_host) {
    * FI_SOURCE is not believed: there the session token alone proves the
    * claimed sender. */
   o->have_source = src && (fi->caps & FI_SOURCE) && !strstr(o->prov_name, "ofi_rxd");
+  o->nbi_shared = !(fi->mode & (FI_CONTEXT | FI_CONTEXT2)) && !(o->mr_mode & FI_MR_LOCAL);
   o->wire_max = OFI_ROUND8(OFI_WIRE_HDR_LEN(GEXI_AM_MAX_ARGS) + GEXI_AM_MAX_MEDIUM);
   open_resources(o);
 

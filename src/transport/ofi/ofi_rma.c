@@ -33,14 +33,21 @@ struct ofi_op *gexi_ofi_op_new(int kind) {
   return op;
 }
 
+__attribute__((noinline)) static struct gexi_net_nbi *nbi_tracker_new(struct gexi_net_nbi **slot) {
+  struct gexi_net_nbi *t = calloc(1, sizeof *t);
+  if (!t) gexi_fatal("out of memory");
+  for (int k = 0; k < 3; k++)
+    t->shared[k] = (struct ofi_op){.ev_kind = GEXI_EV_NET, .kind = OFI_OP_NBI_SHARED, .nbi = t,
+                                   .nbi_kind = k, .peer = GEX_RANK_INVALID};
+  if (slot == &gexi_tls.net_nbi) gexi_tls.net_nbi_pending = t->pending;
+  return *slot = t;
+}
+
 /* The tracker NBI operations of this thread join now. */
-static struct gexi_net_nbi *nbi_tracker(void) {
+static inline struct gexi_net_nbi *nbi_tracker(void) {
+  gexi_tls.nbi_maybe = 1; /* an operation is about to join it (core/nbi.c) */
   struct gexi_net_nbi **slot = gexi_tls.in_access_region ? &gexi_tls.net_region : &gexi_tls.net_nbi;
-  if (GEXI_UNLIKELY(!*slot)) {
-    *slot = calloc(1, sizeof **slot);
-    if (!*slot) gexi_fatal("out of memory");
-  }
-  return *slot;
+  return GEXI_LIKELY(*slot != NULL) ? *slot : nbi_tracker_new(slot);
 }
 
 /* A context for one NBI operation of this thread. */
@@ -50,6 +57,15 @@ struct ofi_op *gexi_ofi_nbi_op(int kind) {
   op->nbi_kind = kind;
   atomic_fetch_add_explicit(&op->nbi->pending[kind], 1, memory_order_relaxed);
   return op;
+}
+
+/* The same for an operation that needs nothing released at completion:
+ * the tracker's shared context where the provider allows it. */
+static inline struct ofi_op *nbi_op_plain(int kind) {
+  if (!gexi_ctx.ofi->nbi_shared) return gexi_ofi_nbi_op(kind);
+  struct gexi_net_nbi *t = nbi_tracker();
+  atomic_fetch_add_explicit(&t->pending[kind], 1, memory_order_relaxed);
+  return &t->shared[kind];
 }
 
 void gexi_ofi_wait_op(struct ofi_op *op, int what) {
@@ -73,7 +89,7 @@ static void post_write(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
   struct fid_mr *tmp = NULL;
   void *desc = (flags & FI_INJECT) ? NULL : gexi_ofi_local_desc(src, nbytes, FI_WRITE, &tmp);
   if (tmp) op->tmp_mr = tmp; /* FI_MR_LOCAL: callers pass an op whenever a registration may be made */
-  if (op) op->peer = j;
+  if (op && op->kind != OFI_OP_NBI_SHARED) op->peer = j;
   struct iovec iov = {(void *)src, nbytes};
   struct fi_rma_iov riov = {gexi_ofi_raddr(j, dest), nbytes, o->peers[j].key};
   struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
@@ -88,7 +104,7 @@ static void post_read(gex_Rank_t j, void *dest, const void *src, size_t nbytes, 
   struct fid_mr *tmp = NULL;
   void *desc = gexi_ofi_local_desc(dest, nbytes, FI_READ, &tmp);
   if (tmp) op->tmp_mr = tmp;
-  if (op) op->peer = j;
+  if (op && op->kind != OFI_OP_NBI_SHARED) op->peer = j;
   struct iovec iov = {dest, nbytes};
   struct fi_rma_iov riov = {gexi_ofi_raddr(j, src), nbytes, o->peers[j].key};
   struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
@@ -116,6 +132,27 @@ void gexi_ofi_write_sync(gex_Rank_t j, void *dest, const void *src, size_t nbyte
   if (o->flush_with_read) flush_peer(j, dest, what);
 }
 
+/* The NBI fast path (shared context, no registration, no bounce): count the
+ * operation in this thread's tracker and post it; the general path handles
+ * the rare -FI_EAGAIN. */
+static inline void post_nbi_plain(gex_Rank_t j, int is_write, void *local, void *remote,
+                                  size_t nbytes, uint64_t flags) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  int kind = is_write ? OFI_NBI_PUT : OFI_NBI_GET;
+  struct gexi_net_nbi *t = nbi_tracker();
+  atomic_fetch_add_explicit(&t->pending[kind], 1, memory_order_relaxed);
+  struct ofi_op *op = &t->shared[kind];
+  struct iovec iov = {local, nbytes};
+  struct fi_rma_iov riov = {gexi_ofi_raddr(j, remote), nbytes, o->peers[j].key};
+  struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = j, .rma_iov = &riov,
+                           .rma_iov_count = 1, .context = &op->fctx};
+  ssize_t rc = is_write ? fi_writemsg(o->ep, &msg, flags) : fi_readmsg(o->ep, &msg, flags);
+  if (GEXI_LIKELY(rc == 0)) return;
+  if (rc != -FI_EAGAIN) gexi_ofi_fail(is_write ? "fi_writemsg" : "fi_readmsg", rc);
+  OFI_RETRY(is_write ? fi_writemsg(o->ep, &msg, flags) : fi_readmsg(o->ep, &msg, flags),
+            GEXI_POLL_ALL, is_write ? "fi_writemsg" : "fi_readmsg");
+}
+
 static inline int lc_is_event(gex_Event_t *lc) {
   return lc != GEX_EVENT_NOW && lc != GEX_EVENT_DEFER && lc != GEX_EVENT_GROUP;
 }
@@ -124,6 +161,13 @@ gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbyte
                          gex_Event_t *lc_opt, gex_Flags_t flags, int mode) {
   (void)flags;
   struct gexi_ofi *o = gexi_ctx.ofi;
+  /* Small NBI Puts: the source is copied by the provider (FI_INJECT). */
+  if (GEXI_LIKELY(mode == GEXI_MODE_NBI && nbytes - 1 < o->inject_size && o->nbi_shared)) {
+    check_segment("gex_RMA_Put", j);
+    post_nbi_plain(j, 1, (void *)src, dest, nbytes,
+                   o->write_flags | FI_INJECT | FI_COMPLETION);
+    return 0;
+  }
   if (nbytes == 0) {
     if (mode == GEXI_MODE_NB && lc_is_event(lc_opt)) *lc_opt = GEX_EVENT_INVALID;
     return mode == GEXI_MODE_NB ? GEX_EVENT_INVALID : 0;
@@ -153,8 +197,13 @@ gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbyte
       gexi_ofi_wait_op(&op, GEXI_POLL_ALL);
       return 0;
     }
-    struct ofi_op *op = gexi_ofi_nbi_op(OFI_NBI_PUT);
-    op->bounce = bounce;
+    struct ofi_op *op;
+    if (bounce) {
+      op = gexi_ofi_nbi_op(OFI_NBI_PUT);
+      op->bounce = bounce;
+    } else {
+      op = nbi_op_plain(OFI_NBI_PUT);
+    }
     post_write(j, dest, src, nbytes, fl | FI_COMPLETION, op, GEXI_POLL_ALL);
     return 0;
   }
@@ -188,7 +237,10 @@ gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex
       return 0;
     }
     case GEXI_MODE_NBI:
-      post_read(j, dest, src, nbytes, FI_COMPLETION, gexi_ofi_nbi_op(OFI_NBI_GET), GEXI_POLL_ALL);
+      if (GEXI_LIKELY(gexi_ctx.ofi->nbi_shared))
+        post_nbi_plain(j, 0, dest, src, nbytes, FI_COMPLETION);
+      else
+        post_read(j, dest, src, nbytes, FI_COMPLETION, gexi_ofi_nbi_op(OFI_NBI_GET), GEXI_POLL_ALL);
       return 0;
     default: {
       struct ofi_op *op = gexi_ofi_op_new(OFI_OP_EVENT);
