@@ -98,6 +98,10 @@ endforeach()
 # provider's default threshold is.
 gex_add_net_run(tcpvisrma t_vis 3 GEX_SUPERNODE_MAXSIZE=1 GEX_VIS_PACK_MAX=0 ${_tcp})
 gex_add_net_run(tcpvis64 t_vis 3 GEX_SUPERNODE_MAXSIZE=1 GEX_VIS_PACK_MAX=64 ${_tcp})
+# shm provider addresses of different lengths (pids 9999 and 10000).
+gex_add_driver_test(net_shm_pid_lengths LABELS "net;net_shm;n3"
+  COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/shm_pid_lengths.sh
+          $<TARGET_FILE:gexrun> $<TARGET_FILE:t_rma>)
 # Multi-receive AM buffers forced on tcp;ofi_rxm (not its default): its
 # largest Mediums arrive in segments and complete after the buffer's release,
 # which the buffer's byte ledger must wait for (struct ofi_rxbuf).

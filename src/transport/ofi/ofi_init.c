@@ -293,20 +293,26 @@ void gexi_ofi_start(int one_host) {
     }
   }
   struct ofi_addr_rec *all = calloc(gexi_ctx.size, sizeof *all);
-  unsigned char *addrs = calloc(gexi_ctx.size, alen);
-  if (!all || !addrs) gexi_fatal("out of memory");
+  if (!all) gexi_fatal("out of memory");
   gexi_ctx.boot->allgather(gexi_ctx.boot, &mine, all, sizeof mine);
+  /* One insert per rank, in jobrank order (FI_AV_TABLE numbers them 0, 1,
+   * ...): addresses need not have one length -- the shm provider's are
+   * names that contain the pid, so a job whose pids straddle 9999/10000 has
+   * two lengths.  Each record is zero-padded (memset above). */
   for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
-    if (strcmp(all[j].prov, mine.prov) != 0 || all[j].len != alen)
+    all[j].prov[sizeof all[j].prov - 1] = '\0';
+    if (strcmp(all[j].prov, mine.prov) != 0)
       gexi_fatal("gex_Client_Init: rank %u chose network provider '%s', this rank '%s': set "
                  "GEX_OFI_PROVIDER to the same provider for every rank",
                  (unsigned)j, all[j].prov, mine.prov);
-    memcpy(addrs + (size_t)j * alen, all[j].addr, alen);
+    if (all[j].len == 0 || all[j].len > sizeof all[j].addr)
+      gexi_fatal("gex_Client_Init: rank %u published a network address of %llu bytes",
+                 (unsigned)j, (unsigned long long)all[j].len);
+    fi_addr_t got = FI_ADDR_NOTAVAIL;
+    int n = fi_av_insert(o->av, all[j].addr, 1, &got, 0, NULL);
+    if (n != 1 || got != (fi_addr_t)j) gexi_ofi_fail("fi_av_insert", n < 0 ? n : -FI_EOTHER);
   }
-  int n = fi_av_insert(o->av, addrs, gexi_ctx.size, NULL, 0, NULL);
-  if (n != (int)gexi_ctx.size) gexi_ofi_fail("fi_av_insert", n < 0 ? n : -FI_EOTHER);
   free(all);
-  free(addrs);
 
   o->peers = calloc(gexi_ctx.size, sizeof *o->peers);
   if (!o->peers) gexi_fatal("out of memory");
