@@ -151,6 +151,19 @@ ir_of() {
   echo "$v"
 }
 
+# judge FIGURE TARGET: sets $verdict, and $target as printed ("-": none).
+judge() {
+  verdict=""
+  target=$2
+  [[ "$target" != "-" ]] || return 0
+  if awk -v p="$1" -v t="$target" 'BEGIN { exit !(p <= t) }'; then
+    verdict="meets target"
+  else
+    verdict="OVER target"
+  fi
+  target="<= $target"
+}
+
 run_env=(GEX_OPCOUNT=on-node)
 measure "$n1"
 measure "$n2"
@@ -174,15 +187,7 @@ for row in "${rows[@]}"; do
   a=$(ir_of "$op" "$n1")
   b=$(ir_of "$op" "$n2")
   per=$(awk -v a="$a" -v b="$b" -v d=$((n2 - n1)) 'BEGIN { printf "%.1f", (b - a) / d }')
-  verdict=""
-  if [[ "$target" != "-" ]]; then
-    if awk -v p="$per" -v t="$target" 'BEGIN { exit !(p <= t) }'; then
-      verdict="meets target"
-    else
-      verdict="OVER target"
-    fi
-    target="<= $target"
-  fi
+  judge "$per" "$target"
   printf '  %-36s %10s %8s %11s  %s\n' "$label" "$per" "$target" "$ref" "$verdict"
 done
 
@@ -226,14 +231,6 @@ for row in "${off_rows[@]}"; do
       -v o2="$o2" -v d=$((n2 - n1)) 'BEGIN {
         g = (g2 - g1) / d; p = (p2 - p1) / d; o = (o2 - o1) / d
         printf "%.1f %.1f %.1f %.1f\n", g + p + o, g, p, o }')"
-  verdict=""
-  if [[ "$target" != "-" ]]; then
-    if awk -v p="$gex" -v t="$target" 'BEGIN { exit !(p <= t) }'; then
-      verdict="meets target"
-    else
-      verdict="OVER target"
-    fi
-    target="<= $target"
-  fi
+  judge "$gex" "$target"
   printf '  %-36s %10s %10s %10s %10s %8s  %s\n' "$label" "$tot" "$gex" "$fab" "$oth" "$target" "$verdict"
 done

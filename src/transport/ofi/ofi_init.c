@@ -140,10 +140,10 @@ static void open_resources(struct gexi_ofi *o) {
    * 1.17's shm provider crashes in fi_setopt, and without the minimum its
    * multi-receive buffers lose messages that do not fit (AM floods hung);
    * udp;ofi_rxd delivered a 16-byte fragment as a message now and then;
-   * ofi_rxm left messages larger than its eager size (sent in segments)
-   * undelivered now and then under the reference's testvis at 4 ranks
-   * (about one run in 90, after the ledger of struct ofi_rxbuf fixed the
-   * corruption its early buffer release caused).  Those get one receive
+   * ofi_rxm left messages undelivered now and then under the reference's
+   * testvis at 4 ranks (about one run in 90 after the ledger of struct
+   * ofi_rxbuf fixed the corruption its early buffer release caused; also
+   * with an eager size above every message).  Those get one receive
    * buffer per message (GEX_OFI_MULTI_RECV=0/1 overrides the choice). */
   o->multi_recv = gexi_ctx.env.ofi_multi_recv >= 0
                       ? gexi_ctx.env.ofi_multi_recv
