@@ -61,7 +61,7 @@ foreach(n 2 4)
             $<TARGET_FILE:gexrun> ${n} $<TARGET_FILE:fault_prog> kill_rma)
 endforeach()
 # Atomics, teams, collectives and VIS over the network too.
-set(GEX_NET_SUITE5 t_atomic t_atomic_contend t_atomic_order t_coll t_team t_collam t_vis t_vis_pc
+set(GEX_NET_SUITE5 t_atomic t_atomic_contend t_atomic_order t_coalesce t_coll t_team t_collam t_vis t_vis_pc
     t_vis_am t_legacy_coll)
 foreach(t IN LISTS GEX_NET_SUITE5)
   gex_add_net_run(tcp ${t} 3 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
@@ -102,6 +102,17 @@ gex_add_net_run(tcpvis64 t_vis 3 GEX_SUPERNODE_MAXSIZE=1 GEX_VIS_PACK_MAX=64 ${_
 gex_add_driver_test(net_shm_pid_lengths LABELS "net;net_shm;n3"
   COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/shm_pid_lengths.sh
           $<TARGET_FILE:gexrun> $<TARGET_FILE:t_rma>)
+# Coalesced NBI operations (am/am_coalesce.c) over every provider with
+# software RMA, oversubscribed (7 ranks on the 2-core machine), with tiny
+# batches (GEX_COALESCE=3), and with coalescing off (=1, one message or one
+# RMA per operation).
+gex_add_net_run(tcp t_coalesce 7 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
+gex_add_net_run(shm t_coalesce 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=shm)
+gex_add_net_run(udp t_coalesce 3 GEX_SUPERNODE_MAXSIZE=1 "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
+gex_add_net_run(tcpco3 t_coalesce 4 GEX_SUPERNODE_MAXSIZE=1 GEX_COALESCE=3 ${_tcp})
+gex_add_net_run(tcpco1 t_coalesce 4 GEX_SUPERNODE_MAXSIZE=1 GEX_COALESCE=1 ${_tcp})
+set_property(TEST net_tcp_t_coalesce_n7 net_shm_t_coalesce_n3 net_udp_t_coalesce_n3
+             net_tcpco3_t_coalesce_n4 net_tcpco1_t_coalesce_n4 APPEND PROPERTY LABELS coalesce)
 # Multi-receive AM buffers forced on tcp;ofi_rxm (not its default): its
 # largest Mediums arrive in segments and complete after the buffer's release,
 # which the buffer's byte ledger must wait for (struct ofi_rxbuf).

@@ -2,8 +2,9 @@
  * completion machinery shared with VIS packing (vis/vis.c).
  *
  * An atomic on a target served by GEXI_AD_IMPL_AM (see ad.h) is one Short
- * Request to the target.  Its handler applies the operation with the very
- * CPU atomics the on-node path uses (gexi_ad_cpu_apply, atomic/ad_ops.c), on
+ * Request to the target (NBI ones are coalesced: atomic/ad_coalesce.c).  Its
+ * handler applies the operation with the very CPU atomics the on-node path
+ * uses (gexi_ad_cpu_apply, atomic/ad_ops.c), on
  * the target's own memory, so AM-performed and CPU-performed operations of
  * one domain are atomic with respect to each other.  The handler Replies
  * with the fetched value (or just "done"); the reply handler stores the value
@@ -26,6 +27,7 @@
 
 #include "atomic/ad.h"
 #include "atomic/ad_am.h"
+#include "am/am_coalesce.h"
 
 /* ---- completion ------------------------------------------------------------- */
 struct gexi_Event *gexi_ev_flag_new(uint32_t pending) {
@@ -136,6 +138,9 @@ gex_Event_t gexi_ad_am_op(int mode, gex_AD_t ad, gex_DT_t dt, void *result_p, ge
   const int cat = op == GEX_OP_SET ? GEXI_AM_NBI_PUT
                   : op == GEX_OP_GET ? GEXI_AM_NBI_GET
                                      : GEXI_AM_NBI_RMW;
+  if (mode == GEXI_MODE_NBI && gexi_co_now())
+    return gexi_ad_co_op(ad->peers[rank].jobrank, cat, dt, result_p, addr, op, operand1,
+                            operand2, flags);
   void *res = (op & GEXI_AD_FETCHING_OPS) ? result_p : NULL;
   struct gexi_Event *ev = NULL;
   _Atomic uint32_t *c = gexi_am_counter(mode, cat, &ev, 1);
@@ -168,6 +173,8 @@ void gexi_ad_am_init(void) {
   e[n++] = (gex_AM_Entry_t){GEXI_AMIDX_AD_DONE, (gex_AM_Fn_t)ad_done, srep, 2, NULL,
                             "gexi_ad_done"};
   n += gexi_vis_am_entries(e + n);
+  n += gexi_co_am_entries(e + n);
+  gexi_ad_co_init();
   struct gexi_EP *ep = &gexi_ctx.ep;
   pthread_mutex_lock(&ep->reg_lock);
   for (size_t i = 0; i < n; i++) {

@@ -7,7 +7,7 @@
  * refuses anything lower; internal ones are written straight into the
  * endpoint's table by gexi_ad_am_init() at client init.
  *   1..15   reserved for the collectives (src/am/am_internal.h, once merged)
- *   16..31  reserved for atomics and VIS (this enum)
+ *   16..31  reserved for atomics, VIS and coalescing (this enum)
  */
 #ifndef GEXI_ATOMIC_AD_AM_H
 #define GEXI_ATOMIC_AD_AM_H
@@ -15,7 +15,7 @@
 #include "core/context.h"
 #include "core/event.h"
 
-/* indices 16..31 reserved for atomics (and VIS packing) */
+/* indices 16..31 reserved for atomics, VIS packing and coalescing */
 enum {
   GEXI_AMIDX_AD_REQ = 16,    /* Short Request: perform one atomic */
   GEXI_AMIDX_AD_FETCHED = 17,/* Short Reply: the fetched value */
@@ -24,10 +24,20 @@ enum {
   GEXI_AMIDX_VIS_PUT_ACK = 20, /* Short Reply: a packed Put landed */
   GEXI_AMIDX_VIS_GET = 21,   /* Medium Request: gather chunks */
   GEXI_AMIDX_VIS_GET_DATA = 22, /* Medium Reply: gathered chunks */
+  GEXI_AMIDX_CO_BATCH = 23,  /* Medium Request: coalesced NBI operations (am/am_coalesce.c) */
+  GEXI_AMIDX_CO_DONE = 24,   /* Medium Reply: their fetched values and counts */
   GEXI_AMIDX_AD_LAST = 31
 };
 
-/* Register the internal handlers of atomics and VIS.  Called once from
+/* NBI atomics as records of coalesced batches (atomic/ad_coalesce.c):
+ * append one for the process with jobrank 'j' ('cat': GEXI_AM_NBI_*);
+ * returns GEX_EVENT_INVALID, or GEX_EVENT_NO_OP for an IMMEDIATE refusal.
+ * gexi_ad_co_init registers the record kind. */
+gex_Event_t gexi_ad_co_op(gex_Rank_t j, int cat, gex_DT_t dt, void *result_p, void *addr,
+                          gex_OP_t op, uint64_t operand1, uint64_t operand2, gex_Flags_t flags);
+void gexi_ad_co_init(void);
+
+/* Register the internal handlers of atomics, VIS and coalescing.  Called once from
  * gex_Client_Init, before the client can communicate.  No peer can send one
  * of these before this process has registered them: atomics need a domain
  * (gex_AD_Create is collective) and VIS needs the target's bound segment

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "am/am_coalesce.h"
 #include "atomic/ad_am.h"
 #include "core/context.h"
 #include "transport/shm/shm.h"
@@ -197,7 +198,8 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   tm->client = ep->pair_tm->client = c;
   tm->ep = ep->pair_tm->ep = ep;
   gexi_coll_am_init();
-  gexi_ad_am_init(); /* internal AM handlers of atomics and VIS (atomic/ad_am.c) */
+  gexi_ad_am_init(); /* internal AM handlers of atomics, VIS, coalescing (atomic/ad_am.c) */
+  gexi_rma_co_init(); /* coalesced Puts (rma/rma_coalesce.c) */
   atomic_store_explicit(&gexi_ctx.initialized, 1, memory_order_release);
   gexi_exit_hooks_install();
 

@@ -100,6 +100,7 @@ struct gexi_Client {
   void *cdata;
 };
 
+struct gexi_co_kind;
 struct gexi_context {
   _Atomic int initialized;
   gexi_bootstrap_t *boot;
@@ -150,6 +151,14 @@ struct gexi_context {
    * gexi_coll_am_init during gex_Client_Init). */
   struct gexi_coll_am *coll_am;
 
+  /* Coalescing of NBI operations (am/am_coalesce.c): the record kinds,
+   * registered at client init, and the key whose destructor sends and frees
+   * an exiting thread's batches. */
+#define GEXI_CO_MAX_KINDS 4
+  const struct gexi_co_kind *co_kinds[GEXI_CO_MAX_KINDS];
+  pthread_key_t co_key;
+  size_t co_put_max; /* NBI Puts off-node of 1..co_put_max bytes are coalesced (0: none) */
+
   /* Run at the end of gex_Client_Init (core/hooks.h); NULL: none. */
   void (*client_init_hook)(gex_Client_t, gex_EP_t, gex_TM_t, gex_Flags_t);
 };
@@ -191,6 +200,12 @@ struct gexi_thread_state {
     struct gexi_Event *region;
     uint32_t vis_cfg;
   } am_nbi;
+  /* Non-NULL while this thread holds operations it has not sent yet
+   * (coalesced NBI operations, am/am_coalesce.c): gexi_poll outside
+   * handlers, gex_NBI_Test/Wait and both ends of an access region call it
+   * first. */
+  void (*flush_deferred)(void);
+  struct gexi_co_batches *co_batches; /* this thread's batches (NULL: none yet) */
 };
 extern _Thread_local struct gexi_thread_state gexi_tls;
 

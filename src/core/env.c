@@ -124,6 +124,10 @@ void gexi_env_load(void) {
   e->ad_force_am = gexi_env_switch("GEX_AD_FORCE_AM", 0);
   e->ad_native = env_auto_switch("GEX_AD_NATIVE");
   e->ad_verbose = gexi_env_switch("GEX_AD_VERBOSE", 0);
+  e->coalesce = (uint32_t)gexi_env_count("GEX_COALESCE", 1024, 1, 1u << 20);
+  e->coalesce_put_max = gexi_env_string("GEX_COALESCE_PUT_MAX")
+                            ? (int64_t)gexi_env_size("GEX_COALESCE_PUT_MAX", 0, 0, 4096)
+                            : -1;
   e->vis_force_am = gexi_env_switch("GEX_VIS_FORCE_AM", 0);
   e->vis_pack_max = gexi_env_string("GEX_VIS_PACK_MAX")
                         ? (int64_t)gexi_env_size("GEX_VIS_PACK_MAX", 0, 0, (1u << 30) - 1)

@@ -35,6 +35,8 @@ struct gexi_env {
   int ad_force_am;             /* GEX_AD_FORCE_AM */
   int ad_native;               /* GEX_AD_NATIVE: -1 auto, 0, 1 */
   int ad_verbose;              /* GEX_AD_VERBOSE */
+  uint32_t coalesce;           /* GEX_COALESCE: NBI operations per message (1: none coalesced) */
+  int64_t coalesce_put_max;    /* GEX_COALESCE_PUT_MAX (-1: the transport's default) */
   int vis_force_am;            /* GEX_VIS_FORCE_AM */
   int64_t vis_pack_max;        /* GEX_VIS_PACK_MAX bytes; -1: by provider */
   int catch_exit;              /* GASNET_CATCH_EXIT (default on) */

@@ -35,6 +35,7 @@ static int nbi_pending(gex_EC_t mask) {
 int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags) {
   gexi_check_can_communicate_flags("gex_NBI_Test", flags, 0);
   if (GEXI_LIKELY(!gexi_tls.nbi_maybe)) return GASNET_OK;
+  if (gexi_tls.flush_deferred) gexi_tls.flush_deferred();
   if (!nbi_any()) {
     gexi_tls.nbi_maybe = 0;
     return GASNET_OK;
@@ -58,6 +59,7 @@ void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
   gexi_check_can_communicate_flags("gex_NBI_Wait", flags, 0);
   /* Nothing outstanding (always so on-node): a few loads, no frame. */
   if (GEXI_LIKELY(!gexi_tls.nbi_maybe)) return;
+  if (gexi_tls.flush_deferred) gexi_tls.flush_deferred();
   if (!nbi_any()) {
     gexi_tls.nbi_maybe = 0;
     return;
@@ -70,6 +72,8 @@ void gex_NBI_BeginAccessRegion(gex_Flags_t flags) {
   GEXI_CHECK_FLAGS("gex_NBI_BeginAccessRegion", flags, 0);
   if (gexi_tls.in_access_region)
     gexi_fatal("gex_NBI_BeginAccessRegion: access regions do not nest");
+  /* Coalesced operations from before the region complete outside it. */
+  if (gexi_tls.flush_deferred) gexi_tls.flush_deferred();
   gexi_tls.in_access_region = 1;
 }
 
@@ -78,6 +82,8 @@ gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
   GEXI_CHECK_FLAGS("gex_NBI_EndAccessRegion", flags, 0);
   if (!gexi_tls.in_access_region)
     gexi_fatal("gex_NBI_EndAccessRegion: no access region is open on this thread");
+  /* The region's coalesced operations join its event as they are sent. */
+  if (gexi_tls.flush_deferred) gexi_tls.flush_deferred();
   gexi_tls.in_access_region = 0;
   /* On-node operations of the region are already complete.  Operations
    * completed by AM replies joined the region's AM event (atomic/ad_am.c);

@@ -27,6 +27,11 @@
 int gexi_poll(int what) {
   if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire)))
     gasnet_exit(gexi_ctx.exit_code);
+  /* Coalesced operations leave at the thread's next poll (not from inside a
+   * handler or under a handler-safe lock, where no Request may be sent). */
+  if (GEXI_UNLIKELY(gexi_tls.flush_deferred != NULL) &&
+      !(gexi_tls.handler_depth | gexi_tls.hsl_depth))
+    gexi_tls.flush_deferred();
   int n = gexi_shm_poll(what);
   if (gexi_ctx.net) n += gexi_ctx.net->poll(what);
   return n;

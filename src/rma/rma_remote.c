@@ -2,6 +2,7 @@
  * process: a neighbour whose segment is client memory (copied through the
  * kernel, transport/shm/shm_cma.c, complete at once), or a peer on another
  * node (handed to the network transport). */
+#include "am/am_coalesce.h"
 #include "core/context.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
@@ -22,6 +23,9 @@ gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
     return GEX_EVENT_INVALID;
   }
   if (!gexi_ctx.net) gexi_fatal("gex_RMA_Put: rank %u is not reachable (no network transport)", j);
+  /* Small NBI Puts on software RMA: coalesced (rma/rma_coalesce.c). */
+  if (mode == GEXI_MODE_NBI && nbytes - 1 < gexi_ctx.co_put_max && gexi_co_now())
+    return gexi_rma_co_put(j, dest, src, nbytes, flags) ? GEX_EVENT_NO_OP : GEX_EVENT_INVALID;
   return gexi_ctx.net->put(j, dest, src, nbytes, lc_opt, flags, mode);
 }
 

@@ -63,6 +63,10 @@ struct gexi_net_ops {
    * NIC does RMA, larger where the provider emulates it in software and
    * every operation costs a message exchange. */
   size_t (*vis_pack_max)(void);
+  /* The largest NBI Put worth carrying in a coalesced AM batch
+   * (am/am_coalesce.c) rather than by an RMA operation of its own: 0 where
+   * the NIC does RMA without the target's CPU. */
+  size_t (*coalesce_put_max)(void);
 };
 
 #endif

@@ -166,6 +166,12 @@ static size_t gexi_ofi_vis_pack_max(void) {
   return rma_in_nic(gexi_ctx.ofi->prov_name) ? 256 : 4096;
 }
 
+/* Software RMA (tcp, udp, shm, sockets) costs a message exchange per
+ * operation; an AM batch carries hundreds of small Puts in one. */
+static size_t gexi_ofi_coalesce_put_max(void) {
+  return rma_in_nic(gexi_ctx.ofi->prov_name) ? 0 : 1024;
+}
+
 static const struct gexi_net_ops ofi_ops = {
     .name = "ofi",
     .poll = gexi_ofi_poll,
@@ -185,6 +191,7 @@ static const struct gexi_net_ops ofi_ops = {
     .atomic_provider = gexi_ofi_provider,
     .atomic = gexi_ofi_atomic,
     .vis_pack_max = gexi_ofi_vis_pack_max,
+    .coalesce_put_max = gexi_ofi_coalesce_put_max,
 };
 
 void gexi_ofi_start(int one_host) {
