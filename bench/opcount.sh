@@ -102,10 +102,10 @@ trap 'rm -rf "$tmp"' EXIT
 # OP may name a variant, LOOP:VARIANT, run with the extra environment
 # settings given as the third argument (words NAME=VALUE).
 measure() {
-  local n=$1 op=${2:-} tag=$1 extra=()
-  [[ -z "$op" ]] || tag="$op.$1"
+  local n=$1 op=${2:-} tag=$1 loop="*" extra=()
+  [[ -z "$op" ]] || { tag="$op.$1"; loop=${op%%:*}; }
   [[ -z "${3:-}" ]] || read -r -a extra <<<"$3"
-  if ! timeout 600 env "${run_env[@]}" "${extra[@]}" OPCOUNT_TOGGLE="loop_${op%%:*}" "$gexrun" -n 2 \
+  if ! timeout 600 env "${run_env[@]}" "${extra[@]}" OPCOUNT_TOGGLE="loop_$loop" "$gexrun" -n 2 \
     bash "$self" --as-rank "$tmp/cg.$tag" "$prog" --iters "$n" >"$tmp/log.$tag" 2>&1; then
     cat "$tmp/log.$tag" >&2
     die "the $n-iteration run failed"

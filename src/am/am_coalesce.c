@@ -48,27 +48,13 @@ struct rec_hdr {
   uint16_t zero;
   uint32_t len; /* body bytes, before padding */
 };
-_Static_assert(sizeof(struct rec_hdr) == 8, "records stay 8-byte aligned");
+_Static_assert(sizeof(struct rec_hdr) == GEXI_CO_HDR, "records stay 8-byte aligned");
+_Static_assert(GEXI_AM_NBI_PUT == 0, "gexi_rma_co_put's category");
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "gexi_co_append writes struct rec_hdr as one little-endian word"
+#endif
 
-static uint32_t padded(uint32_t len) { return (len + 7u) & ~7u; }
-
-/* The open batch for one process (by jobrank). */
-struct batch {
-  uint32_t bytes;    /* of records in buf */
-  uint32_t nrec, nfetch;
-  uint32_t count[3]; /* records by category */
-  int listed;        /* on the thread's 'open' list */
-  uint64_t buf[];    /* cap_bytes bytes */
-};
-
-/* This thread's batches (gexi_tls.co_batches). */
-struct gexi_co_batches {
-  uint32_t cap_bytes, cap_ops, cap_fetch; /* limits of one batch */
-  int sending;         /* a send is under way (it may poll) */
-  uint32_t nopen;
-  gex_Rank_t *open;    /* jobranks whose batch is listed, nopen of them */
-  struct batch **peer; /* by jobrank; NULL until first used */
-};
+static uint32_t padded(uint32_t len) { return gexi_co_padded(len); }
 
 void gexi_co_register(int kind, const struct gexi_co_kind *k) {
   if (kind < 0 || kind >= GEXI_CO_NKINDS || kind >= GEXI_CO_MAX_KINDS || gexi_ctx.co_kinds[kind])
@@ -120,7 +106,7 @@ static struct gexi_co_batches *batches_new(void) {
 /* Send jobrank j's batch (nrec > 0).  Returns non-zero only if 'flags' has
  * GEX_FLAG_IMMEDIATE and the AM layer refused; the batch is kept then. */
 static int send_one(struct gexi_co_batches *s, gex_Rank_t j, gex_Flags_t flags) {
-  struct batch *b = s->peer[j];
+  struct gexi_co_batch *b = s->peer[j];
   _Atomic uint32_t *c[3] = {NULL, NULL, NULL};
   for (int k = 0; k < 3; k++)
     if (b->count[k]) c[k] = gexi_am_counter(GEXI_MODE_NBI, k, NULL, b->count[k]);
@@ -147,7 +133,7 @@ static void flush_all(void) {
   if (s->sending) return; /* a poll inside our own send */
   /* Send first, unlist after: a send that polls finds 'sending' set. */
   for (uint32_t i = 0; i < s->nopen; i++) {
-    struct batch *b = s->peer[s->open[i]];
+    struct gexi_co_batch *b = s->peer[s->open[i]];
     if (b->nrec) send_one(s, s->open[i], 0);
     b->listed = 0;
   }
@@ -157,15 +143,17 @@ static void flush_all(void) {
 
 void *gexi_co_append(gex_Rank_t j, int kind, int cat, uint32_t len, int fetch,
                      gex_Flags_t flags) {
+  void *r = gexi_co_try_append(j, kind, cat, len, fetch);
+  if (GEXI_LIKELY(r != NULL)) return r;
   struct gexi_co_batches *s = gexi_tls.co_batches;
-  if (GEXI_UNLIKELY(!s)) s = batches_new();
-  struct batch *b = s->peer[j];
-  if (GEXI_UNLIKELY(!b)) {
+  if (!s) s = batches_new();
+  struct gexi_co_batch *b = s->peer[j];
+  if (!b) {
     b = calloc(1, sizeof *b + s->cap_bytes);
     if (!b) gexi_fatal("out of memory for a coalescing buffer");
     s->peer[j] = b;
   }
-  const uint32_t need = (uint32_t)sizeof(struct rec_hdr) + padded(len);
+  const uint32_t need = GEXI_CO_HDR + padded(len);
   if (b->nrec && (need > s->cap_bytes - b->bytes || b->nrec == s->cap_ops ||
                   (fetch && b->nfetch == s->cap_fetch)) &&
       send_one(s, j, flags))
@@ -176,15 +164,7 @@ void *gexi_co_append(gex_Rank_t j, int kind, int cat, uint32_t len, int fetch,
     gexi_tls.flush_deferred = flush_all;
     gexi_tls.nbi_maybe = 1;
   }
-  unsigned char *r = (unsigned char *)b->buf + b->bytes;
-  if (len) memset(r + sizeof(struct rec_hdr) + padded(len) - 8, 0, 8); /* the padding */
-  const struct rec_hdr h = {(uint8_t)kind, (uint8_t)cat, 0, len};
-  memcpy(r, &h, sizeof h);
-  b->bytes += need;
-  b->nrec++;
-  b->nfetch += fetch != 0;
-  b->count[cat]++;
-  return r + sizeof h;
+  return gexi_co_try_append(j, kind, cat, len, fetch); /* room now */
 }
 
 /* ---- handlers -------------------------------------------------------------------- */

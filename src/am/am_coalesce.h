@@ -9,6 +9,8 @@
 #ifndef GEXI_AM_COALESCE_H
 #define GEXI_AM_COALESCE_H
 
+#include <string.h>
+
 #include "core/context.h"
 
 enum { GEXI_CO_ATOMIC = 0, GEXI_CO_PUT = 1, GEXI_CO_NKINDS = 2 };
@@ -48,21 +50,65 @@ static inline int gexi_co_now(void) {
   return gexi_co_on() && !(gexi_tls.handler_depth | gexi_tls.hsl_depth);
 }
 
-/* Room for one record of 'len' body bytes for the process with jobrank 'j',
- * completing in category 'cat' (GEXI_AM_NBI_PUT/GET/RMW); 'fetch': the
- * record may send a value back.  A full batch is sent first; with
- * GEX_FLAG_IMMEDIATE in 'flags' that send may be refused, and then NULL is
- * returned and nothing is reserved.  The caller fills the body before its
- * next libgex call. */
+/* The open batch for one process, and a thread's batches (am/am_coalesce.c
+ * owns them; the fields are here for the inline fast path below). */
+struct gexi_co_batch {
+  uint32_t bytes;    /* of records in buf */
+  uint32_t nrec, nfetch;
+  uint32_t count[3]; /* records by category */
+  int listed;        /* on the thread's 'open' list (then flush_deferred is set) */
+  uint64_t buf[];    /* cap_bytes bytes of records */
+};
+struct gexi_co_batches {
+  uint32_t cap_bytes, cap_ops, cap_fetch; /* limits of one batch */
+  int sending;                /* a send is under way (it may poll) */
+  uint32_t nopen;
+  gex_Rank_t *open;           /* jobranks whose batch is listed, nopen of them */
+  struct gexi_co_batch **peer; /* by jobrank; NULL until first used */
+};
+
+/* Each record: an 8-byte header (kind, category, zero, body length), then
+ * the body padded with zeros to a multiple of 8 bytes. */
+#define GEXI_CO_HDR 8u
+static inline uint32_t gexi_co_padded(uint32_t len) { return (len + 7u) & ~7u; }
+
+/* Room for one record of 'len' body bytes in this thread's open batch for
+ * the process with jobrank 'j', or NULL if there is none with room (no
+ * call: inline fast paths fall back to gexi_co_append).  The caller fills
+ * the body before its next libgex call. */
+static inline void *gexi_co_try_append(gex_Rank_t j, int kind, int cat, uint32_t len,
+                                       int fetch) {
+  struct gexi_co_batches *s = gexi_tls.co_batches;
+  struct gexi_co_batch *b;
+  const uint32_t need = GEXI_CO_HDR + gexi_co_padded(len);
+  if (GEXI_UNLIKELY(!s || !(b = s->peer[j]) || !b->listed || need > s->cap_bytes - b->bytes ||
+                    b->nrec == s->cap_ops || (fetch && b->nfetch == s->cap_fetch)))
+    return NULL;
+  unsigned char *r = (unsigned char *)b->buf + b->bytes;
+  const uint64_t zero = 0, h = (uint64_t)(uint8_t)kind | (uint64_t)(uint8_t)cat << 8 |
+                               (uint64_t)len << 32; /* little-endian struct rec_hdr */
+  if (len & 7) memcpy(r + need - 8, &zero, 8); /* the padding */
+  memcpy(r, &h, 8);
+  b->bytes += need;
+  b->nrec++;
+  b->nfetch += fetch != 0;
+  b->count[cat]++;
+  return r + GEXI_CO_HDR;
+}
+
+/* The same, making room when there is none: opens the batch, or sends the
+ * full one first ('cat': GEXI_AM_NBI_PUT/GET/RMW; 'fetch': the record may
+ * send a value back).  With GEX_FLAG_IMMEDIATE in 'flags' that send may be
+ * refused, and then NULL is returned and nothing is reserved. */
 void *gexi_co_append(gex_Rank_t j, int kind, int cat, uint32_t len, int fetch,
                      gex_Flags_t flags);
 
 /* Puts (rma/rma_coalesce.c): an NBI Put of 1..gexi_ctx.co_put_max bytes to
- * the off-node process with jobrank 'j' as a record; returns 0, or 1 for an
- * IMMEDIATE refusal.  gexi_rma_co_init registers the record kind and sets
- * co_put_max (GEX_COALESCE_PUT_MAX, or the transport's coalesce_put_max;
- * never above GEXI_CO_PUT_LIMIT); called at client init after the transport
- * started. */
+ * the off-node process with jobrank 'j' as a record (the target address,
+ * then the bytes); returns 0, or 1 for an IMMEDIATE refusal.
+ * gexi_rma_co_init registers the record kind and sets co_put_max
+ * (GEX_COALESCE_PUT_MAX, or the transport's coalesce_put_max; never above
+ * GEXI_CO_PUT_LIMIT); called at client init after the transport started. */
 #define GEXI_CO_PUT_LIMIT 4096
 int gexi_rma_co_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes, gex_Flags_t flags);
 void gexi_rma_co_init(void);

@@ -273,7 +273,9 @@ static inline struct gexi_team *gexi_tm(gex_TM_t tm) {
 }
 static inline gex_TM_t gexi_tm_handle(struct gexi_team *t) { return (gex_TM_t)(void *)t->peers; }
 struct gexi_team *gexi_team_new(gex_Rank_t size, gex_Rank_t rank, bool is_pair);
-gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank);
+static inline gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
+  return GEXI_TM_PEERS(tm)[rank].jobrank;
+}
 /* Copy the segment fields (base, size, delta, local) of the job's peer
  * table into the TM-pair's and every client team's table, writing only the
  * entries that differ (core/team.c).  Called with teams_lock held

@@ -76,10 +76,6 @@ void gexi_peers_sync_locked(void) {
     sync_table(t->peers, t->head.size);
 }
 
-gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
-  return GEXI_TM_PEERS(tm)[rank].jobrank;
-}
-
 gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
   if (rank >= GEXI_TM_SIZE(tm))
     gexi_fatal("gex_TM_TranslateRankToJobrank: rank %u out of range (team size %u)",

@@ -2,7 +2,10 @@
  * process: a neighbour whose segment is client memory (copied through the
  * kernel, transport/shm/shm_cma.c, complete at once), or a peer on another
  * node (handed to the network transport). */
+#include <string.h>
+
 #include "am/am_coalesce.h"
+#include "atomic/ad_am.h"
 #include "core/context.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
@@ -11,10 +14,14 @@ static inline int is_neighbour(gex_Rank_t jobrank) {
   return gexi_ctx.local_index[jobrank] != GEX_RANK_INVALID;
 }
 
-gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
-                                size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
-                                int mode) {
-  gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+__attribute__((noinline)) static gex_Event_t put_remote(gex_Rank_t j, void *dest,
+                                                        const void *src, size_t nbytes,
+                                                        gex_Event_t *lc_opt, gex_Flags_t flags,
+                                                        int mode) {
+  /* Small NBI Puts off-node on software RMA: coalesced (docs/coalescing.md). */
+  if (mode == GEXI_MODE_NBI && nbytes - 1 < gexi_ctx.co_put_max && !is_neighbour(j) &&
+      gexi_co_now())
+    return gexi_rma_co_put(j, dest, src, nbytes, flags) ? GEX_EVENT_NO_OP : GEX_EVENT_INVALID;
   if (is_neighbour(j)) {
     gexi_shm_cma_write("gex_RMA_Put", j, dest, src, nbytes);
     if (mode == GEXI_MODE_NB && lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER &&
@@ -23,10 +30,28 @@ gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
     return GEX_EVENT_INVALID;
   }
   if (!gexi_ctx.net) gexi_fatal("gex_RMA_Put: rank %u is not reachable (no network transport)", j);
-  /* Small NBI Puts on software RMA: coalesced (rma/rma_coalesce.c). */
-  if (mode == GEXI_MODE_NBI && nbytes - 1 < gexi_ctx.co_put_max && gexi_co_now())
-    return gexi_rma_co_put(j, dest, src, nbytes, flags) ? GEX_EVENT_NO_OP : GEX_EVENT_INVALID;
   return gexi_ctx.net->put(j, dest, src, nbytes, lc_opt, flags, mode);
+}
+
+gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                                size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                int mode) {
+  const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+  /* The flood case, an 8-byte NBI Put that fits this thread's open batch
+   * for the target: no call, no frame.  Everything else: put_remote. */
+  if (mode == GEXI_MODE_NBI && nbytes == 8 && gexi_ctx.co_put_max >= 8 && !is_neighbour(j) &&
+      gexi_co_now()) {
+    unsigned char *body = gexi_co_try_append(j, GEXI_CO_PUT, GEXI_AM_NBI_PUT, 16, 0);
+    if (GEXI_LIKELY(body != NULL)) {
+      const uint64_t a = (uintptr_t)dest;
+      uint64_t w;
+      memcpy(&w, src, 8);
+      memcpy(body, &a, 8);
+      memcpy(body + 8, &w, 8);
+      return GEX_EVENT_INVALID;
+    }
+  }
+  return put_remote(j, dest, src, nbytes, lc_opt, flags, mode);
 }
 
 gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
