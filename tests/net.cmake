@@ -104,15 +104,21 @@ gex_add_driver_test(net_shm_pid_lengths LABELS "net;net_shm;n3"
           $<TARGET_FILE:gexrun> $<TARGET_FILE:t_rma>)
 # Coalesced NBI operations (am/am_coalesce.c) over every provider with
 # software RMA, oversubscribed (7 ranks on the 2-core machine), with tiny
-# batches (GEX_COALESCE=3), and with coalescing off (=1, one message or one
-# RMA per operation).
+# batches (GEX_COALESCE=3), with coalescing off (=1, one message or one
+# RMA per operation), and with every Put of the test coalesced (up to 4096
+# bytes).  The tiny batches run on libfabric's shm provider: on tcp;ofi_rxm
+# the storm of small Medium Requests and Replies they cause stalls about
+# one run in ten with Replies sent and never delivered (the ofi_rxm loss
+# described in docs/network.md), which is not what this test is about.
 gex_add_net_run(tcp t_coalesce 7 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
 gex_add_net_run(shm t_coalesce 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=shm)
 gex_add_net_run(udp t_coalesce 3 GEX_SUPERNODE_MAXSIZE=1 "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
-gex_add_net_run(tcpco3 t_coalesce 4 GEX_SUPERNODE_MAXSIZE=1 GEX_COALESCE=3 ${_tcp})
+gex_add_net_run(shmco3 t_coalesce 4 GEX_SUPERNODE_MAXSIZE=1 GEX_COALESCE=3 GEX_OFI_PROVIDER=shm)
 gex_add_net_run(tcpco1 t_coalesce 4 GEX_SUPERNODE_MAXSIZE=1 GEX_COALESCE=1 ${_tcp})
+gex_add_net_run(tcpput4k t_coalesce 3 GEX_SUPERNODE_MAXSIZE=1 GEX_COALESCE_PUT_MAX=4096 ${_tcp})
 set_property(TEST net_tcp_t_coalesce_n7 net_shm_t_coalesce_n3 net_udp_t_coalesce_n3
-             net_tcpco3_t_coalesce_n4 net_tcpco1_t_coalesce_n4 APPEND PROPERTY LABELS coalesce)
+             net_shmco3_t_coalesce_n4 net_tcpco1_t_coalesce_n4 net_tcpput4k_t_coalesce_n3
+             APPEND PROPERTY LABELS coalesce)
 # Multi-receive AM buffers forced on tcp;ofi_rxm (not its default): its
 # largest Mediums arrive in segments and complete after the buffer's release,
 # which the buffer's byte ledger must wait for (struct ofi_rxbuf).
