@@ -70,6 +70,8 @@ struct gexi_co_batches {
 /* Each record: an 8-byte header (kind, category, zero, body length), then
  * the body padded with zeros to a multiple of 8 bytes. */
 #define GEXI_CO_HDR 8u
+/* The largest batch, in bytes of records (see batches_new). */
+#define GEXI_CO_BATCH_BYTES 15360u
 static inline uint32_t gexi_co_padded(uint32_t len) { return (len + 7u) & ~7u; }
 
 /* Room for one record of 'len' body bytes in this thread's open batch for

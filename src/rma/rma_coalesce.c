@@ -54,7 +54,9 @@ void gexi_rma_co_init(void) {
   if (max < 0) max = gexi_ctx.net ? (int64_t)gexi_ctx.net->coalesce_put_max() : 0;
   if (max > GEXI_CO_PUT_LIMIT) max = GEXI_CO_PUT_LIMIT;
   /* A record (header, address, data) must fit an empty batch. */
-  const int64_t room = (int64_t)(gex_AM_LUBRequestMedium() & ~(size_t)7) - GEXI_CO_HDR - PUT_HDR;
+  size_t batch = gex_AM_LUBRequestMedium() & ~(size_t)7;
+  if (batch > GEXI_CO_BATCH_BYTES) batch = GEXI_CO_BATCH_BYTES;
+  const int64_t room = (int64_t)batch - GEXI_CO_HDR - PUT_HDR;
   if (max > room) max = room > 0 ? room : 0;
   gexi_ctx.co_put_max = gexi_co_on() ? (size_t)max : 0;
 }
