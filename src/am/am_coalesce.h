@@ -67,6 +67,14 @@ struct gexi_co_batches {
   struct gexi_co_batch **peer; /* by jobrank; NULL until first used */
 };
 
+/* Whether [addr, addr + n) lies in this process's bound segment: the
+ * target-side check of a record's address (record kinds' check). */
+static inline int gexi_co_in_segment(uint64_t addr, uint64_t n) {
+  const gexi_Peer_t *me = &gexi_ctx.peers[gexi_ctx.rank];
+  const uint64_t off = addr - me->seg_base;
+  return off <= me->seg_size && n <= me->seg_size - off;
+}
+
 /* Each record: an 8-byte header (kind, category, zero, body length), then
  * the body padded with zeros to a multiple of 8 bytes. */
 #define GEXI_CO_HDR 8u
@@ -112,6 +120,7 @@ void *gexi_co_append(gex_Rank_t j, int kind, int cat, uint32_t len, int fetch,
  * (GEX_COALESCE_PUT_MAX, or the transport's coalesce_put_max; never above
  * GEXI_CO_PUT_LIMIT); called at client init after the transport started. */
 #define GEXI_CO_PUT_LIMIT 4096
+#define GEXI_CO_PUT_HDR 8 /* a Put record's body: the target address, then the bytes */
 int gexi_rma_co_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes, gex_Flags_t flags);
 void gexi_rma_co_init(void);
 

@@ -4,8 +4,7 @@
  * An atomic on a target served by GEXI_AD_IMPL_AM (see ad.h) is one Short
  * Request to the target (NBI ones are coalesced: atomic/ad_coalesce.c).  Its
  * handler applies the operation with the very CPU atomics the on-node path
- * uses (gexi_ad_cpu_apply, atomic/ad_ops.c), on
- * the target's own memory, so AM-performed and CPU-performed operations of
+ * uses (gexi_ad_cpu_apply, atomic/ad_ops.c), on the target's own memory, so AM-performed and CPU-performed operations of
  * one domain are atomic with respect to each other.  The handler Replies
  * with the fetched value (or just "done"); the reply handler stores the value
  * through the initiator's result pointer and then decrements the operation's
@@ -135,9 +134,7 @@ static void ad_done(gex_Token_t t, gex_AM_Arg_t c0, gex_AM_Arg_t c1) {
 gex_Event_t gexi_ad_am_op(int mode, gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t rank,
                           void *addr, gex_OP_t op, uint64_t operand1, uint64_t operand2,
                           gex_Flags_t flags) {
-  const int cat = op == GEX_OP_SET ? GEXI_AM_NBI_PUT
-                  : op == GEX_OP_GET ? GEXI_AM_NBI_GET
-                                     : GEXI_AM_NBI_RMW;
+  const int cat = gexi_ad_op_category(op);
   if (mode == GEXI_MODE_NBI && gexi_co_now())
     return gexi_ad_co_op(ad->peers[rank].jobrank, cat, dt, result_p, addr, op, operand1,
                             operand2, flags);

@@ -96,6 +96,12 @@ static inline int gexi_am_nbi_pending(gex_EC_t mask) {
          ((mask & GEX_EC_RMW) && rmw);
 }
 
+/* The NBI completion category of an opcode: SET puts, GET gets, the rest
+ * are read-modify-writes. */
+static inline int gexi_ad_op_category(gex_OP_t op) {
+  return op == GEX_OP_SET ? GEXI_AM_NBI_PUT : op == GEX_OP_GET ? GEXI_AM_NBI_GET : GEXI_AM_NBI_RMW;
+}
+
 /* Pointers and 64-bit values as two AM arguments (low word first). */
 #define GEXI_AM_LO(x) ((gex_AM_Arg_t)(uint32_t)(uint64_t)(x))
 #define GEXI_AM_HI(x) ((gex_AM_Arg_t)(uint32_t)((uint64_t)(x) >> 32))

@@ -25,10 +25,6 @@ static uint32_t dt_size(gex_DT_t dt) {
   return (dt & (GEX_DT_I64 | GEX_DT_U64 | GEX_DT_DBL)) ? 8 : 4;
 }
 
-static int op_category(gex_OP_t op) {
-  return op == GEX_OP_SET ? GEXI_AM_NBI_PUT : op == GEX_OP_GET ? GEXI_AM_NBI_GET : GEXI_AM_NBI_RMW;
-}
-
 gex_Event_t gexi_ad_co_op(gex_Rank_t j, int cat, gex_DT_t dt, void *result_p, void *addr,
                           gex_OP_t op, uint64_t operand1, uint64_t operand2, gex_Flags_t flags) {
   const uint64_t res = (op & GEXI_AD_FETCHING_OPS) ? (uintptr_t)result_p : 0;
@@ -54,11 +50,9 @@ static const char *check(const void *body, uint32_t len, int cat, int *fetch) {
   if (!one_bit(op) || !(op & GEXI_AD_ALL_OPS)) return "bad opcode";
   if ((op & GEXI_AD_BITWISE_OPS) && !(dt & GEXI_AD_INT_DTS)) return "bit-wise opcode on a float";
   if (r.result && !(op & GEXI_AD_FETCHING_OPS)) return "result for a non-fetching opcode";
-  if (cat != op_category(op)) return "wrong category for the opcode";
+  if (cat != gexi_ad_op_category(op)) return "wrong category for the opcode";
   const uint32_t size = dt_size(dt);
-  const gexi_Peer_t *me = &gexi_ctx.peers[gexi_ctx.rank];
-  const uint64_t off = r.addr - me->seg_base;
-  if ((r.addr & (size - 1)) || off > me->seg_size || size > me->seg_size - off)
+  if ((r.addr & (size - 1)) || !gexi_co_in_segment(r.addr, size))
     return "atomic target outside this process's bound segment";
   *fetch = r.result != 0;
   return NULL;

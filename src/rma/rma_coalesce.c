@@ -11,29 +11,23 @@
 #include "atomic/ad_am.h"
 #include "transport/transport.h"
 
-/* Record body: the target address, then the bytes. */
-#define PUT_HDR 8
-
 int gexi_rma_co_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes, gex_Flags_t flags) {
   unsigned char *body = gexi_co_append(j, GEXI_CO_PUT, GEXI_AM_NBI_PUT,
-                                       (uint32_t)(PUT_HDR + nbytes), 0, flags);
+                                       (uint32_t)(GEXI_CO_PUT_HDR + nbytes), 0, flags);
   if (!body) return 1; /* IMMEDIATE refusal */
   const uint64_t a = (uintptr_t)dest;
-  memcpy(body, &a, PUT_HDR);
-  memcpy(body + PUT_HDR, src, nbytes);
+  memcpy(body, &a, GEXI_CO_PUT_HDR);
+  memcpy(body + GEXI_CO_PUT_HDR, src, nbytes);
   return 0;
 }
 
 static const char *check(const void *body, uint32_t len, int cat, int *fetch) {
   (void)fetch;
-  if (len <= PUT_HDR) return "empty Put record";
+  if (len <= GEXI_CO_PUT_HDR) return "empty Put record";
   if (cat != GEXI_AM_NBI_PUT) return "wrong category for a Put";
   uint64_t a;
-  memcpy(&a, body, PUT_HDR);
-  const uint64_t n = len - PUT_HDR;
-  const gexi_Peer_t *me = &gexi_ctx.peers[gexi_ctx.rank];
-  const uint64_t off = a - me->seg_base;
-  if (off > me->seg_size || n > me->seg_size - off)
+  memcpy(&a, body, GEXI_CO_PUT_HDR);
+  if (!gexi_co_in_segment(a, len - GEXI_CO_PUT_HDR))
     return "Put outside this process's bound segment";
   return NULL;
 }
@@ -41,12 +35,12 @@ static const char *check(const void *body, uint32_t len, int cat, int *fetch) {
 static int apply(const void *body, uint32_t len, struct gexi_co_fetched *f) {
   (void)f;
   uint64_t a;
-  memcpy(&a, body, PUT_HDR);
-  memcpy((void *)(uintptr_t)a, (const unsigned char *)body + PUT_HDR, len - PUT_HDR);
+  memcpy(&a, body, GEXI_CO_PUT_HDR);
+  memcpy((void *)(uintptr_t)a, (const unsigned char *)body + GEXI_CO_PUT_HDR, len - GEXI_CO_PUT_HDR);
   return 0;
 }
 
-static const struct gexi_co_kind put_kind = {PUT_HDR + GEXI_CO_PUT_LIMIT, check, apply};
+static const struct gexi_co_kind put_kind = {GEXI_CO_PUT_HDR + GEXI_CO_PUT_LIMIT, check, apply};
 
 void gexi_rma_co_init(void) {
   gexi_co_register(GEXI_CO_PUT, &put_kind);
@@ -56,7 +50,7 @@ void gexi_rma_co_init(void) {
   /* A record (header, address, data) must fit an empty batch. */
   size_t batch = gex_AM_LUBRequestMedium() & ~(size_t)7;
   if (batch > GEXI_CO_BATCH_BYTES) batch = GEXI_CO_BATCH_BYTES;
-  const int64_t room = (int64_t)batch - GEXI_CO_HDR - PUT_HDR;
+  const int64_t room = (int64_t)batch - GEXI_CO_HDR - GEXI_CO_PUT_HDR;
   if (max > room) max = room > 0 ? room : 0;
   gexi_ctx.co_put_max = gexi_co_on() ? (size_t)max : 0;
 }

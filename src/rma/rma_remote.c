@@ -41,13 +41,14 @@ gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
    * for the target: no call, no frame.  Everything else: put_remote. */
   if (mode == GEXI_MODE_NBI && nbytes == 8 && gexi_ctx.co_put_max >= 8 && !is_neighbour(j) &&
       gexi_co_now()) {
-    unsigned char *body = gexi_co_try_append(j, GEXI_CO_PUT, GEXI_AM_NBI_PUT, 16, 0);
-    if (GEXI_LIKELY(body != NULL)) {
+    unsigned char *body =
+        gexi_co_try_append(j, GEXI_CO_PUT, GEXI_AM_NBI_PUT, GEXI_CO_PUT_HDR + 8, 0);
+    if (GEXI_LIKELY(body != NULL)) { /* the record gexi_rma_co_put would write */
       const uint64_t a = (uintptr_t)dest;
       uint64_t w;
       memcpy(&w, src, 8);
-      memcpy(body, &a, 8);
-      memcpy(body + 8, &w, 8);
+      memcpy(body, &a, GEXI_CO_PUT_HDR);
+      memcpy(body + GEXI_CO_PUT_HDR, &w, 8);
       return GEX_EVENT_INVALID;
     }
   }
