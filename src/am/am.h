@@ -18,6 +18,14 @@ enum { GEXI_AM_SHORT = 0, GEXI_AM_MEDIUM = 1, GEXI_AM_LONG = 2, GEXI_AM_NOP = 3 
  * one queue slot), not a buffer size. */
 #define GEXI_AM_MAX_MEDIUM ((size_t)16384)
 #define GEXI_AM_MAX_LONG ((size_t)4 << 20)
+/* The largest Medium payload that internal bulk traffic (collective
+ * fragments, coalesced batches) puts in one AM: with the network wire
+ * header it stays below 16 KiB, the eager limit of ofi_rxm, which sends
+ * larger messages with a much slower segmented protocol (a 64 KiB
+ * broadcast over tcp;ofi_rxm took 2.3 times as long in 16 KiB fragments as
+ * in 15 KiB ones; full 16 KiB batches made an NBI ADD flood 30 times
+ * slower). */
+#define GEXI_AM_EAGER_MEDIUM ((size_t)15 << 10)
 
 struct gexi_am_hdr {
   uint8_t category;

@@ -91,10 +91,7 @@ static void batches_free(void *p) {
 static struct gexi_co_batches *batches_new(void) {
   struct gexi_co_batches *s = calloc(1, sizeof *s);
   if (!s) gexi_fatal("out of memory for coalescing buffers");
-  /* At most 15 KiB: with the AM wire header a batch then stays below 16 KiB,
-   * the eager limit of ofi_rxm, which sends larger messages with a segmented
-   * protocol (measured: full 16 KiB batches made the first NBI ADD flood of
-   * a job take 3 us per operation instead of 0.1; 14 KiB ones did not). */
+  /* At most GEXI_AM_EAGER_MEDIUM (am/am.h): one eager provider message. */
   size_t req = gex_AM_LUBRequestMedium() & ~(size_t)7;
   s->cap_bytes = req > GEXI_CO_BATCH_BYTES ? GEXI_CO_BATCH_BYTES : (uint32_t)req;
   s->cap_ops = gexi_ctx.env.coalesce;

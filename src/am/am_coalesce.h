@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "am/am.h"
 #include "core/context.h"
 
 enum { GEXI_CO_ATOMIC = 0, GEXI_CO_PUT = 1, GEXI_CO_NKINDS = 2 };
@@ -78,8 +79,8 @@ static inline int gexi_co_in_segment(uint64_t addr, uint64_t n) {
 /* Each record: an 8-byte header (kind, category, zero, body length), then
  * the body padded with zeros to a multiple of 8 bytes. */
 #define GEXI_CO_HDR 8u
-/* The largest batch, in bytes of records (see batches_new). */
-#define GEXI_CO_BATCH_BYTES 15360u
+/* The largest batch, in bytes of records. */
+#define GEXI_CO_BATCH_BYTES ((uint32_t)GEXI_AM_EAGER_MEDIUM)
 static inline uint32_t gexi_co_padded(uint32_t len) { return (len + 7u) & ~7u; }
 
 /* Room for one record of 'len' body bytes in this thread's open batch for

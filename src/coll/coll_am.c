@@ -70,7 +70,7 @@ struct gexi_coll_am {
   struct gexi_cam_msg *free_small, *free_chunk;
   unsigned nfree_small, nfree_chunk;
   /* read-only after init */
-  size_t chunk;   /* fragment size: the largest Medium every peer accepts */
+  size_t chunk;   /* fragment size: the largest eager Medium (GEXI_AM_EAGER_MEDIUM) */
   unsigned radix; /* k of the k-nomial trees (GEX_COLL_RADIX) */
   bool force;     /* GEX_COLL_FORCE_AM */
   bool hier;      /* GEX_COLL_HIER (default 1) */
@@ -204,6 +204,7 @@ void gexi_coll_am_init(void) {
   if (!c) gexi_fatal("out of memory");
   pthread_mutex_init(&c->lock, NULL);
   c->chunk = gex_AM_LUBRequestMedium();
+  if (c->chunk > GEXI_AM_EAGER_MEDIUM) c->chunk = GEXI_AM_EAGER_MEDIUM; /* am/am.h */
   c->force = gexi_ctx.env.coll_force_am;
   c->hier = gexi_ctx.env.coll_hier;
   c->radix = gexi_ctx.env.coll_radix; /* 2..64 (core/env.c) */
