@@ -117,6 +117,7 @@ struct ofi_peer {
   _Atomic int tx_ok;               /* it admitted us: we may send it AMs */
   uint64_t tok_tx, tok_rx;         /* session tokens: ours to it, its to us */
   int auth_state;                  /* OFI_AUTH_* (under auth_lock) */
+  int auth_hello_sent;             /* we sent this peer a HELLO (under auth_lock) */
   unsigned char nonce_init[16], nonce_resp[16]; /* the handshake's nonces */
   /* Messages dropped (not admitted, wrong token, malformed): counted; the
    * first few are reported with one line each. */

@@ -28,7 +28,8 @@
  *
  * Both ranks may start a handshake at once: the HELLO of the lower rank
  * wins (the higher rank answers it and forgets its own; the lower rank
- * ignores the higher rank's HELLO).  Handshake messages cost no credit and
+ * ignores the higher rank's HELLO, also when it arrives after the lower rank's
+ * handshake has moved on).  Handshake messages cost no credit and
  * are handled in every kind of poll, so a Reply sender waiting for OK makes
  * progress.  All handshake state is guarded by auth_lock; nothing is sent
  * while holding it (sending may poll, and the poll may land here).
@@ -118,6 +119,7 @@ void gexi_ofi_auth_connect(gex_Rank_t j, int what) {
     gexi_random_bytes(p->nonce_init, 16);
     memset(p->nonce_resp, 0, 16);
     p->auth_state = OFI_AUTH_HELLO;
+    p->auth_hello_sent = 1;
     build(&m, OFI_AUTH_MSG_HELLO, j, p, 0);
     send = 1;
   }
@@ -151,7 +153,10 @@ void gexi_ofi_auth_recv(gex_Rank_t src, const void *msg, size_t len) {
   switch (in.step) {
     case OFI_AUTH_MSG_HELLO:
       if (p->auth_state == OFI_AUTH_PROOF || p->auth_state == OFI_AUTH_DONE) {
-        bad = "HELLO from a rank already admitted";
+        /* A higher rank's HELLO that crossed ours and arrived after our
+         * handshake went on is expected: ignored like one that arrives
+         * while ours is pending.  Any other is reported. */
+        if (!(p->auth_hello_sent && gexi_ctx.rank < src)) bad = "HELLO from a rank already admitted";
         break;
       }
       if (p->auth_state == OFI_AUTH_HELLO && gexi_ctx.rank < src) break; /* our HELLO wins */
