@@ -119,6 +119,25 @@ gex_add_net_run(tcpput4k t_coalesce 3 GEX_SUPERNODE_MAXSIZE=1 GEX_COALESCE_PUT_M
 set_property(TEST net_tcp_t_coalesce_n7 net_shm_t_coalesce_n3 net_udp_t_coalesce_n3
              net_shmco3_t_coalesce_n4 net_tcpco1_t_coalesce_n4 net_tcpput4k_t_coalesce_n3
              APPEND PROPERTY LABELS coalesce)
+# Collectives by rendezvous (coll/coll_am.c): every broadcast and reduction
+# of at least 1 byte moves by RMA reads, in fragments of 1000 bytes (many
+# fragments and rounds, elements larger than a fragment), on every provider
+# with RMA, flat (tcp, udp, shm), hierarchical and oversubscribed (7 ranks in
+# three "nodes"), and across two hosts.  GEX_TEST_RDV=+ fails the run if no
+# fragment was read (t_coll_samenode.h).
+set(_rdv GEX_COLL_RDV_MIN=1 GEX_COLL_RDV_CHUNK=1000 GEX_TEST_RDV=+)
+foreach(t t_coll t_collam)
+  gex_add_net_run(tcprdv ${t} 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} ${_tcp})
+  set_property(TEST net_tcprdv_${t}_n4 APPEND PROPERTY LABELS "collam;coll;rdv")
+endforeach()
+gex_add_net_run(mix3rdv t_collam 7 GEX_SUPERNODE_MAXSIZE=3 GEX_TEST_SAME_NODE_AMS=0 ${_rdv} ${_tcp})
+gex_add_net_run(udprdv t_collam 3 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
+gex_add_net_run(shm t_collam 3 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_OFI_PROVIDER=shm)
+set_property(TEST net_mix3rdv_t_collam_n7 net_udprdv_t_collam_n3 net_shm_t_collam_n3
+             APPEND PROPERTY LABELS "collam;coll;rdv")
+# The same hook must see no rendezvous when it is off.
+gex_add_net_run(tcpnordv t_collam 3 GEX_SUPERNODE_MAXSIZE=1 GEX_COLL_RDV_MIN=0 GEX_TEST_RDV=0 ${_tcp})
+set_property(TEST net_tcpnordv_t_collam_n3 APPEND PROPERTY LABELS "collam;coll;rdv")
 # Multi-receive AM buffers forced on tcp;ofi_rxm (not its default): its
 # largest Mediums arrive in segments and complete after the buffer's release,
 # which the buffer's byte ledger must wait for (struct ofi_rxbuf).
@@ -148,6 +167,9 @@ endforeach()
 foreach(t t_coll t_team t_collam) # hierarchical: no collective AM inside a host
   set_property(TEST netns_tcp_${t} APPEND PROPERTY ENVIRONMENT GEX_TEST_SAME_NODE_AMS=0)
 endforeach()
+gex_add_netns_test(netns_tcprdv_t_collam t_collam RANKS_PER_HOST 2 LABELS "net;netns;netns_tcp;rdv"
+                   ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm" GEX_TEST_RANKS_PER_HOST=2 GEX_TEST_SAME_NODE_AMS=0
+                   GEX_COLL_RDV_MIN=1 GEX_COLL_RDV_CHUNK=1000 GEX_TEST_RDV=+)
 foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_netns_test(netns_udp_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;netns_udp"
                      ENV "GEX_OFI_PROVIDER=udp;ofi_rxd" GEX_TEST_RANKS_PER_HOST=2)

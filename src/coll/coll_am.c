@@ -28,6 +28,22 @@
  * state machine sends with the collective lock held, and a send may poll
  * and run these handlers).
  *
+ * Rendezvous.  A broadcast or reduction whose payload is at least
+ * GEX_COLL_RDV_MIN bytes, on a transport with RMA (gexi_net_ops.expose),
+ * moves in fragments of GEX_COLL_RDV_CHUNK bytes (default 512 KiB: one RMA
+ * read each, large enough that the provider streams it, small enough to
+ * pipeline through a tree -- 2.2 times faster than 1 MiB for a 1 MiB
+ * ReduceToAll over tcp;ofi_rxm) that are not carried by the AMs:
+ * the sender exposes the buffer holding them for remote reads and sends a
+ * Medium with a struct rdv_desc (same slot, seq, tag and src as the
+ * fragment would have); the receiver checks it, reads the fragment
+ * straight into its destination (or an engine buffer) and answers with a
+ * Short tagged ACK.  The sender keeps every exposed buffer unchanged until
+ * all its ACKs are in, then releases them at completion.  Every member
+ * makes the same choice from the collective's arguments, the environment
+ * and the job-wide transport, so sender and receiver agree on fragment
+ * boundaries.
+ *
  * Why an inbox of a slot cannot hold stale messages: every message sent to
  * a process for a collective is consumed by that process's instance of the
  * collective before it completes there, so when a team is destroyed (all
@@ -45,15 +61,21 @@
 #include "coll/coll_am.h"
 #include "coll/coll_hier.h"
 #include "coll/coll_ops.h"
+#include "transport/transport.h"
 
 #define TAG_UP (0u << 28)
 #define TAG_DOWN (1u << 28)
 #define TAG_BAR (2u << 28)
+#define TAG_ACK (3u << 28) /* rendezvous: a fragment was read */
 #define TAG_INDEX_MAX ((1u << 28) - 1)
 #define ANY_SRC GEX_RANK_INVALID
 /* Recycled records kept at most (chunk records are one fragment each). */
 #define FREE_SMALL_MAX 256
 #define FREE_CHUNK_MAX 64
+/* Larger records (rendezvous rounds) kept for reuse: a fresh one of a MiB
+ * costs 256 page faults. */
+#define FREE_BIG_MAX 4
+#define RDV_MAGIC 0x6c676572u
 
 struct gexi_cam_msg {
   struct gexi_cam_msg *next;
@@ -67,37 +89,68 @@ struct gexi_cam_msg {
 struct gexi_coll_am {
   pthread_mutex_t lock; /* inbox and free lists */
   struct gexi_cam_msg *head[GEXI_COLL_SLOTS], *tail[GEXI_COLL_SLOTS];
-  struct gexi_cam_msg *free_small, *free_chunk;
-  unsigned nfree_small, nfree_chunk;
+  struct gexi_cam_msg *free_small, *free_chunk, *free_big;
+  unsigned nfree_small, nfree_chunk, nfree_big;
   /* read-only after init */
   size_t chunk;   /* fragment size: the largest eager Medium (GEXI_AM_EAGER_MEDIUM) */
   unsigned radix; /* k of the k-nomial trees (GEX_COLL_RADIX) */
   bool force;     /* GEX_COLL_FORCE_AM */
   bool hier;      /* GEX_COLL_HIER (default 1) */
+  _Atomic uint64_t rdv_reads; /* rendezvous fragments read (test hook) */
+};
+
+/* A rendezvous fragment's announcement: the payload of its Medium. */
+struct rdv_desc {
+  uint64_t raddr, key; /* gexi_net_ops.expose of the sender's buffer, at the fragment */
+  uint64_t len;        /* fragment bytes */
+  uint32_t magic, pad;
+};
+
+/* A buffer this process exposed for one collective. */
+struct rdv_expo {
+  const unsigned char *base;
+  size_t len;
+  void *handle;
+  uint64_t key, raddr;
+};
+
+/* Rendezvous state of one collective (e->rdv). */
+struct gexi_cam_rdv {
+  struct rdv_expo *x; /* exposures, released at completion */
+  size_t n, cap;
+  struct gexi_cam_msg *keep; /* engine buffers exposed (reduce partials) */
+  size_t acks_due;           /* announcements not yet ACKed */
 };
 
 /* Client-collective AMs sent to a process of this node (test hook). */
 static _Atomic uint64_t same_node_ams;
 uint64_t gexi_coll_same_node_ams(void) { return atomic_load(&same_node_ams); }
+uint64_t gexi_coll_rdv_reads(void) { return atomic_load(&gexi_ctx.coll_am->rdv_reads); }
 
 /* ---- records, inbox ------------------------------------------------------ */
 static struct gexi_cam_msg *msg_alloc(size_t nbytes) {
   struct gexi_coll_am *c = gexi_ctx.coll_am;
   size_t cap = nbytes == 0 ? 0 : nbytes <= c->chunk ? c->chunk : nbytes;
   struct gexi_cam_msg *m = NULL;
-  if (cap <= c->chunk) {
-    pthread_mutex_lock(&c->lock);
-    if (cap == 0 && c->free_small) {
-      m = c->free_small;
-      c->free_small = m->next;
-      c->nfree_small--;
-    } else if (cap != 0 && c->free_chunk) {
-      m = c->free_chunk;
-      c->free_chunk = m->next;
-      c->nfree_chunk--;
-    }
-    pthread_mutex_unlock(&c->lock);
+  pthread_mutex_lock(&c->lock);
+  if (cap == 0 && c->free_small) {
+    m = c->free_small;
+    c->free_small = m->next;
+    c->nfree_small--;
+  } else if (cap == c->chunk && c->free_chunk) {
+    m = c->free_chunk;
+    c->free_chunk = m->next;
+    c->nfree_chunk--;
+  } else if (cap > c->chunk) {
+    for (struct gexi_cam_msg **pp = &c->free_big; *pp; pp = &(*pp)->next)
+      if ((*pp)->cap >= cap) {
+        m = *pp;
+        *pp = m->next;
+        c->nfree_big--;
+        break;
+      }
   }
+  pthread_mutex_unlock(&c->lock);
   if (!m) {
     m = malloc(sizeof *m + cap);
     if (!m) gexi_fatal("out of memory");
@@ -120,6 +173,11 @@ static void msg_free(struct gexi_cam_msg *m) {
     m->next = c->free_chunk;
     c->free_chunk = m;
     c->nfree_chunk++;
+    m = NULL;
+  } else if (m->cap > c->chunk && c->nfree_big < FREE_BIG_MAX) {
+    m->next = c->free_big;
+    c->free_big = m;
+    c->nfree_big++;
     m = NULL;
   }
   pthread_mutex_unlock(&c->lock);
@@ -270,6 +328,118 @@ static void send_medium(const struct gexi_Event *e, gex_Rank_t to, uint32_t seq,
                         0, 4, a);
 }
 
+static GEXI_NORETURN void mismatch(const struct gexi_Event *e, gex_Rank_t src, size_t got,
+                                   size_t want) {
+  static const char *const names[] = {"?", "gex_Coll_BarrierNB", "gex_Coll_BroadcastNB",
+                                      "gex_Coll_Reduce*NB", "team construction"};
+  gexi_fatal("%s: team rank %u sent %zu bytes where %zu were expected: the collective's "
+             "arguments (size, count, type or root) differ between the members",
+             names[e->ckind], (unsigned)src, got, want);
+}
+
+/* ---- rendezvous ----------------------------------------------------------------- */
+static bool rdv_wanted(const struct gexi_Event *e, size_t total) {
+  uint64_t min = gexi_ctx.env.coll_rdv_min;
+  return min && total >= min && e->ckind != GEXI_COLL_GATHER && gexi_ctx.net &&
+         gexi_ctx.net->expose;
+}
+
+/* The exposure of the buffer [base, base+len), made on first use. */
+static struct rdv_expo *expo_of(struct gexi_Event *e, const void *base, size_t len) {
+  struct gexi_cam_rdv *r = e->rdv;
+  for (size_t i = 0; i < r->n; i++)
+    if (r->x[i].base == base) return &r->x[i];
+  if (r->n == r->cap) {
+    r->cap = r->cap ? 2 * r->cap : 4;
+    r->x = realloc(r->x, r->cap * sizeof *r->x);
+    if (!r->x) gexi_fatal("out of memory");
+  }
+  struct rdv_expo *x = &r->x[r->n++];
+  x->base = base;
+  x->len = len;
+  x->handle = gexi_ctx.net->expose(base, len, &x->key, &x->raddr);
+  return x;
+}
+
+/* Send fragment [p, p+len) of the buffer [base, base+blen) to team rank
+ * 'to': as a Medium, or announced for a rendezvous read (the buffer must
+ * then stay unchanged until completion). */
+static void send_frag(struct gexi_Event *e, gex_Rank_t to, uint32_t tag, const void *base,
+                      size_t blen, const void *p, size_t len) {
+  if (!e->rdv) {
+    send_medium(e, to, e->seq, tag, p, len);
+    return;
+  }
+  const struct rdv_expo *x = expo_of(e, base, blen);
+  struct rdv_desc d = {x->raddr + (uint64_t)((const unsigned char *)p - x->base), x->key, len,
+                       RDV_MAGIC, 0};
+  e->rdv->acks_due++;
+  send_medium(e, to, e->seq, tag, &d, sizeof d);
+}
+
+/* The len bytes of fragment message m into dst: copied from it, or read
+ * from its sender (and acknowledged).  Frees m. */
+static void recv_frag(struct gexi_Event *e, struct gexi_cam_msg *m, void *dst, size_t len) {
+  if (!e->rdv) {
+    if (m->nbytes != len) mismatch(e, m->src, m->nbytes, len);
+    memcpy(dst, m->data, len);
+    msg_free(m);
+    return;
+  }
+  struct rdv_desc d;
+  if (m->nbytes != sizeof d || m->src >= e->t->head.size) mismatch(e, m->src, m->nbytes, len);
+  memcpy(&d, m->data, sizeof d);
+  if (d.magic != RDV_MAGIC || d.len != len) mismatch(e, m->src, d.len, len);
+  gexi_ctx.net->get_exposed(e->t->peers[m->src].jobrank, dst, d.raddr, d.key, len);
+  atomic_fetch_add_explicit(&gexi_ctx.coll_am->rdv_reads, 1, memory_order_relaxed);
+  send_short(e, m->src, e->seq, TAG_ACK);
+  msg_free(m);
+}
+
+/* Every announcement of e acknowledged? */
+static int rdv_acked(struct gexi_Event *e, int *moved) {
+  struct gexi_cam_rdv *r = e->rdv;
+  while (r && r->acks_due) {
+    struct gexi_cam_msg *m = take(e->t->slot, e->seq, TAG_ACK, ANY_SRC);
+    if (!m) return 0;
+    msg_free(m);
+    r->acks_due--;
+    *moved = 1;
+  }
+  return 1;
+}
+
+static void rdv_release(struct gexi_Event *e) {
+  struct gexi_cam_rdv *r = e->rdv;
+  if (!r) return;
+  for (size_t i = 0; i < r->n; i++) gexi_ctx.net->unexpose(r->x[i].handle);
+  free(r->x);
+  while (r->keep) {
+    struct gexi_cam_msg *nx = r->keep->next;
+    msg_free(r->keep);
+    r->keep = nx;
+  }
+  free(r);
+  e->rdv = NULL;
+}
+
+/* Done with the reduce accumulator: kept until completion if it was
+ * announced for reading. */
+static void acc_retire(struct gexi_Event *e, bool announced) {
+  if (announced && e->rdv) {
+    e->acc->next = e->rdv->keep;
+    e->rdv->keep = e->acc;
+  } else {
+    msg_free(e->acc);
+  }
+  e->acc = NULL;
+}
+
+/* Bytes of dst a broadcast or reduction to all fills. */
+static size_t dst_bytes(const struct gexi_Event *e) {
+  return e->ckind == GEXI_COLL_REDUCE ? e->dt_cnt * e->dt_sz : e->nbytes;
+}
+
 /* ---- k-nomial trees ------------------------------------------------------------
  * Over relative ranks v = (team rank - troot) mod n.  Write v in base k; if
  * its lowest non-zero digit d sits at place value m, its parent is v - d*m
@@ -329,18 +499,10 @@ static void setup_tree(struct gexi_Event *e, gex_Rank_t troot) {
 /* ---- state machines ---------------------------------------------------------- */
 static size_t chunk(void) { return gexi_ctx.coll_am->chunk; }
 
-static GEXI_NORETURN void mismatch(const struct gexi_Event *e, const struct gexi_cam_msg *m,
-                                   size_t want) {
-  static const char *const names[] = {"?", "gex_Coll_BarrierNB", "gex_Coll_BroadcastNB",
-                                      "gex_Coll_Reduce*NB", "team construction"};
-  gexi_fatal("%s: team rank %u sent %u bytes where %zu were expected: the collective's "
-             "arguments (size, count, type or root) differ between the members",
-             names[e->ckind], (unsigned)m->src, (unsigned)m->nbytes, want);
-}
 
 /* Byte range of down-phase fragment g in dst. */
 static void frag_range(const struct gexi_Event *e, size_t g, size_t *off, size_t *len) {
-  size_t c = chunk();
+  size_t c = e->chunk;
   if (e->ckind == GEXI_COLL_REDUCE) {
     size_t r = g / e->nfrag, f = g % e->nfrag, first = r * e->per_round;
     size_t cnt = e->dt_cnt - first < e->per_round ? e->dt_cnt - first : e->per_round;
@@ -357,7 +519,13 @@ static void frag_range(const struct gexi_Event *e, size_t g, size_t *off, size_t
 static void start(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
   gex_Rank_t n = t->head.size, me = t->head.rank;
-  size_t c = chunk(), frags = 0;
+  size_t frags = 0;
+  e->chunk = chunk();
+  if ((e->ckind == GEXI_COLL_BCAST || e->ckind == GEXI_COLL_REDUCE) && rdv_wanted(e, dst_bytes(e))) {
+    if (!(e->rdv = calloc(1, sizeof *e->rdv))) gexi_fatal("out of memory");
+    e->chunk = gexi_ctx.env.coll_rdv_chunk;
+  }
+  size_t c = e->chunk;
   switch (e->ckind) {
     case GEXI_COLL_BARRIER:
       e->nrounds = 0;
@@ -427,25 +595,26 @@ static int step_barrier(struct gexi_Event *e) {
   return 1;
 }
 
-/* Send rbytes at p to team rank 'to' as fragments (tag kind | first + f). */
+/* Send rbytes at p, inside the buffer [base, base+blen), to team rank 'to'
+ * as fragments (tag kind | first + f). */
 static void send_frags(struct gexi_Event *e, gex_Rank_t to, uint32_t kind, size_t first,
-                       const unsigned char *p, size_t rbytes) {
-  size_t c = chunk();
+                       const void *base, size_t blen, const unsigned char *p, size_t rbytes) {
+  size_t c = e->chunk;
   for (size_t off = 0, f = 0; off < rbytes; off += c, f++)
-    send_medium(e, to, e->seq, kind | (uint32_t)(first + f), p + off,
-                rbytes - off < c ? rbytes - off : c);
+    send_frag(e, to, kind | (uint32_t)(first + f), base, blen, p + off,
+              rbytes - off < c ? rbytes - off : c);
 }
 
 /* Broadcast root: everything goes out at once, fragment by fragment to
  * every child (the transport's flow control paces it). */
 static void up_bcast(struct gexi_Event *e) {
-  size_t frags = (e->nbytes + chunk() - 1) / chunk();
+  size_t frags = (e->nbytes + e->chunk - 1) / e->chunk;
   for (size_t g = 0; g < frags; g++) {
     size_t off, len;
     frag_range(e, g, &off, &len);
     for (gex_Rank_t i = 0; i < e->nkids; i++)
-      send_medium(e, rank_of(e, e->kids[i]), e->seq, TAG_DOWN | (uint32_t)g,
-                  (const char *)e->src + off, len);
+      send_frag(e, rank_of(e, e->kids[i]), TAG_DOWN | (uint32_t)g, e->src, e->nbytes,
+                (const char *)e->src + off, len);
   }
   if (e->dst != e->src && e->nbytes) memcpy(e->dst, e->src, e->nbytes);
   e->up_round = 1;
@@ -457,7 +626,7 @@ static void up_bcast(struct gexi_Event *e) {
 static int up_reduce(struct gexi_Event *e, int *moved) {
   struct gexi_team *t = e->t;
   bool all = e->root == GEX_RANK_INVALID;
-  size_t c = chunk();
+  size_t c = e->chunk;
   while (e->up_round < e->nrounds) {
     size_t r = e->up_round, first = r * e->per_round;
     size_t cnt = e->dt_cnt - first < e->per_round ? e->dt_cnt - first : e->per_round;
@@ -475,7 +644,13 @@ static int up_reduce(struct gexi_Event *e, int *moved) {
       if (e->nfrag == 1) {
         op = take(t->slot, e->seq, TAG_UP | (uint32_t)r, kid);
         if (!op) return 0;
-        if (op->nbytes != rbytes) mismatch(e, op, rbytes);
+        if (e->rdv) {
+          struct gexi_cam_msg *m = op;
+          op = msg_alloc(e->rb);
+          recv_frag(e, m, op->data, rbytes);
+        } else if (op->nbytes != rbytes) {
+          mismatch(e, op->src, op->nbytes, rbytes);
+        }
       } else {
         if (!e->asmb) e->asmb = msg_alloc(e->rb);
         while (e->up_frag < e->nfrag) {
@@ -483,9 +658,7 @@ static int up_reduce(struct gexi_Event *e, int *moved) {
               take(t->slot, e->seq, TAG_UP | (uint32_t)(r * e->nfrag + e->up_frag), kid);
           if (!m) return 0;
           size_t want = rbytes - e->up_frag * c < c ? rbytes - e->up_frag * c : c;
-          if (m->nbytes != want) mismatch(e, m, want);
-          memcpy(e->asmb->data + e->up_frag * c, m->data, m->nbytes);
-          msg_free(m);
+          recv_frag(e, m, e->asmb->data + e->up_frag * c, want);
           e->up_frag++;
           *moved = 1;
         }
@@ -500,19 +673,21 @@ static int up_reduce(struct gexi_Event *e, int *moved) {
       *moved = 1;
     }
     unsigned char *d = (unsigned char *)e->dst + first * e->dt_sz;
+    bool from_acc = e->vrank != 0 || (!all && t->head.rank != e->root);
     if (e->vrank != 0) {
-      send_frags(e, rank_of(e, e->vparent), TAG_UP, r * e->nfrag, e->acc->data, rbytes);
+      send_frags(e, rank_of(e, e->vparent), TAG_UP, r * e->nfrag, e->acc->data, rbytes,
+                 e->acc->data, rbytes);
     } else if (all) {
       memcpy(d, e->acc->data, rbytes);
       for (gex_Rank_t i = 0; i < e->nkids; i++)
-        send_frags(e, rank_of(e, e->kids[i]), TAG_DOWN, r * e->nfrag, d, rbytes);
+        send_frags(e, rank_of(e, e->kids[i]), TAG_DOWN, r * e->nfrag, e->dst, dst_bytes(e), d,
+                   rbytes);
     } else if (t->head.rank == e->root) {
       memcpy(d, e->acc->data, rbytes);
     } else { /* USER_NC tree rooted at 0: forward to the real root */
-      send_frags(e, e->root, TAG_DOWN, r * e->nfrag, e->acc->data, rbytes);
+      send_frags(e, e->root, TAG_DOWN, r * e->nfrag, e->acc->data, rbytes, e->acc->data, rbytes);
     }
-    msg_free(e->acc);
-    e->acc = NULL;
+    acc_retire(e, from_acc);
     e->up_round++;
     *moved = 1;
   }
@@ -533,9 +708,7 @@ static int up_gather(struct gexi_Event *e, int *moved) {
       struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_UP | (uint32_t)e->up_frag, kid);
       if (!m) return 0;
       size_t want = bytes - e->up_frag * c < c ? bytes - e->up_frag * c : c;
-      if (m->nbytes != want) mismatch(e, m, want);
-      memcpy((char *)e->dst + (size_t)kid * rs + e->up_frag * c, m->data, m->nbytes);
-      msg_free(m);
+      recv_frag(e, m, (char *)e->dst + (size_t)kid * rs + e->up_frag * c, want);
       e->up_frag++;
       *moved = 1;
     }
@@ -544,11 +717,11 @@ static int up_gather(struct gexi_Event *e, int *moved) {
   }
   unsigned char *d = e->dst;
   if (e->vrank != 0) {
-    send_frags(e, e->vparent, TAG_UP, 0, d + (size_t)e->vrank * rs,
+    send_frags(e, e->vparent, TAG_UP, 0, d, (size_t)n * rs, d + (size_t)e->vrank * rs,
                (size_t)span_of(e->vrank, n, k) * rs);
   } else {
     for (gex_Rank_t i = 0; i < e->nkids; i++)
-      send_frags(e, e->kids[i], TAG_DOWN, 0, d, (size_t)n * rs);
+      send_frags(e, e->kids[i], TAG_DOWN, 0, d, (size_t)n * rs, d, (size_t)n * rs);
   }
   e->up_round = 1;
   *moved = 1;
@@ -566,12 +739,11 @@ static int down(struct gexi_Event *e, int *moved) {
     struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_DOWN | (uint32_t)g, ANY_SRC);
     if (!m) return 0;
     frag_range(e, g, &off, &len);
-    if (m->nbytes != len) mismatch(e, m, len);
-    memcpy((char *)e->dst + off, m->data, len);
+    recv_frag(e, m, (char *)e->dst + off, len);
     if (fwd)
       for (gex_Rank_t i = 0; i < e->nkids; i++)
-        send_medium(e, rank_of(e, e->kids[i]), e->seq, TAG_DOWN | (uint32_t)g, m->data, len);
-    msg_free(m);
+        send_frag(e, rank_of(e, e->kids[i]), TAG_DOWN | (uint32_t)g, e->dst, dst_bytes(e),
+                  (char *)e->dst + off, len);
     e->down_frag++;
     *moved = 1;
   }
@@ -599,7 +771,8 @@ int gexi_cam_step(struct gexi_Event *e) {
     default: break;
   }
   int down_done = down(e, &moved);
-  if (up_done && down_done) {
+  if (up_done && down_done && rdv_acked(e, &moved)) {
+    rdv_release(e);
     free(e->kids);
     e->kids = e->kid_span = NULL;
     msg_free(e->acc);

@@ -33,6 +33,9 @@ int gexi_coll_team_am(struct gexi_team *t);
  * see docs/collectives.md).  Internal test hook. */
 uint64_t gexi_coll_same_node_ams(void);
 
+/* Rendezvous fragments this process has read (internal test hook). */
+uint64_t gexi_coll_rdv_reads(void);
+
 /* Advance e, the head of its team's queue (collective lock held); sets
  * e->done at completion.  Returns non-zero if anything moved.  Sends AMs
  * (which may poll when a queue is full) but never holds the engine's

@@ -32,6 +32,8 @@ struct gexi_env {
   int coll_force_am;           /* GEX_COLL_FORCE_AM */
   int coll_hier;               /* GEX_COLL_HIER (default on) */
   uint32_t coll_radix;         /* GEX_COLL_RADIX, 2..64 (default 4) */
+  uint64_t coll_rdv_min;       /* GEX_COLL_RDV_MIN: rendezvous from this payload (0: never) */
+  size_t coll_rdv_chunk;       /* GEX_COLL_RDV_CHUNK: rendezvous fragment bytes */
   int ad_force_am;             /* GEX_AD_FORCE_AM */
   int ad_native;               /* GEX_AD_NATIVE: -1 auto, 0, 1 */
   int ad_verbose;              /* GEX_AD_VERBOSE */

@@ -79,6 +79,8 @@ struct gexi_Event {
   struct gexi_cam_msg *acc; /* reduce: accumulator of the current round (owned) */
   struct gexi_cam_msg *asmb; /* reduce, elements > one fragment: operand being assembled */
   bool flat_ok;          /* flat AM fallback on a hierarchical team (USER_NC order) */
+  size_t chunk;          /* fragment size of this collective */
+  struct gexi_cam_rdv *rdv; /* fragments move by rendezvous (RMA reads); owned */
   /* Hierarchical path only (coll/coll_hier.c; guarded by the collective lock). */
   bool hier;             /* runs on the hierarchical path */
   struct gexi_Event *sub; /* leaders' AM-engine collective in progress (owned) */

@@ -67,6 +67,17 @@ struct gexi_net_ops {
    * (am/am_coalesce.c) rather than by an RMA operation of its own: 0 where
    * the NIC does RMA without the target's CPU. */
   size_t (*coalesce_put_max)(void);
+  /* Rendezvous (coll/coll_am.c): expose opens [buf, buf+len) of this
+   * process to remote reads until unexpose(handle), and returns in *key and
+   * *raddr what a peer passes to get_exposed to read byte 0 of it.
+   * get_exposed reads nbytes at raddr of the region 'key' that jobrank
+   * exposed into dest (any local memory) and returns once they are there;
+   * a region the peer did not expose, or a read past its end, ends the
+   * job with the provider's error. */
+  void *(*expose)(const void *buf, size_t len, uint64_t *key, uint64_t *raddr);
+  void (*unexpose)(void *handle);
+  void (*get_exposed)(gex_Rank_t jobrank, void *dest, uint64_t raddr, uint64_t key,
+                      size_t nbytes);
 };
 
 #endif

@@ -275,6 +275,9 @@ void gexi_ofi_seg_peer(gex_Rank_t jobrank, uint64_t key);
 /* Descriptor for a local buffer: the segment's, or (FI_MR_LOCAL providers
  * only) a temporary registration returned in *tmp to be closed later. */
 void *gexi_ofi_local_desc(const void *buf, size_t len, uint64_t access, struct fid_mr **tmp);
+/* Rendezvous regions (transport.h: expose, unexpose). */
+void *gexi_ofi_expose(const void *buf, size_t len, uint64_t *key, uint64_t *raddr);
+void gexi_ofi_unexpose(void *handle);
 static inline uint64_t gexi_ofi_raddr(gex_Rank_t jobrank, const void *addr) {
   return (uint64_t)(uintptr_t)addr - gexi_ctx.ofi->peers[jobrank].addr_base;
 }
@@ -285,6 +288,9 @@ gex_Event_t gexi_ofi_put(gex_Rank_t jobrank, void *dest, const void *src, size_t
 gex_Event_t gexi_ofi_get(gex_Rank_t jobrank, void *dest, void *src, size_t nbytes,
                          gex_Flags_t flags, int mode);
 int gexi_ofi_nbi_test(gex_EC_t mask);
+/* transport.h: get_exposed. */
+void gexi_ofi_get_exposed(gex_Rank_t jobrank, void *dest, uint64_t raddr, uint64_t key,
+                          size_t nbytes);
 /* Write nbytes to the peer and wait until it is delivered there. */
 void gexi_ofi_write_sync(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
                          int what);

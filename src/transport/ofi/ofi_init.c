@@ -192,6 +192,9 @@ static const struct gexi_net_ops ofi_ops = {
     .atomic = gexi_ofi_atomic,
     .vis_pack_max = gexi_ofi_vis_pack_max,
     .coalesce_put_max = gexi_ofi_coalesce_put_max,
+    .expose = gexi_ofi_expose,
+    .unexpose = gexi_ofi_unexpose,
+    .get_exposed = gexi_ofi_get_exposed,
 };
 
 void gexi_ofi_start(int one_host) {

@@ -15,6 +15,11 @@
  *   FI_MR_LOCAL      local buffers need a descriptor: the segment's, or a
  *                    registration made for one operation.
  * Every peer's key is learnt in the attach exchange (core/segment.c).
+ *
+ * Rendezvous regions (gexi_ofi_expose) are registered for remote reads
+ * only, with a random key like the segment's, and live as long as the
+ * collective that announced them; a peer reads them from byte 0 at
+ * 'raddr' (their virtual address under FI_MR_VIRT_ADDR, else 0).
  */
 #include "sec/random.h"
 #include "transport/ofi/ofi.h"
@@ -64,4 +69,17 @@ void *gexi_ofi_local_desc(const void *buf, size_t len, uint64_t access, struct f
     return o->seg_desc;
   *tmp = gexi_ofi_reg(buf, len, access);
   return fi_mr_desc(*tmp);
+}
+
+void *gexi_ofi_expose(const void *buf, size_t len, uint64_t *key, uint64_t *raddr) {
+  struct fid_mr *mr = gexi_ofi_reg(buf, len, FI_REMOTE_READ);
+  *key = fi_mr_key(mr);
+  *raddr = (gexi_ctx.ofi->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf : 0;
+  return mr;
+}
+
+void gexi_ofi_unexpose(void *handle) {
+  struct fid_mr *mr = handle;
+  ssize_t rc = fi_close(&mr->fid);
+  if (rc) gexi_ofi_fail("fi_close(mr)", rc);
 }
