@@ -52,7 +52,8 @@ static int drain(struct gexi_amq *q) {
 
 int gexi_shm_poll(int what) {
   struct gexi_shm_node *n = gexi_ctx.shm;
-  int count = drain(n->rep[n->me]);
-  if (what == GEXI_POLL_ALL) count += drain(n->req[n->me]);
+  struct gexi_amq *rep = n->rep[n->me], *req = n->req[n->me];
+  int count = gexi_amq_maybe_ready(rep) ? drain(rep) : 0;
+  if (what == GEXI_POLL_ALL && gexi_amq_maybe_ready(req)) count += drain(req);
   return count;
 }

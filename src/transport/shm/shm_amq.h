@@ -95,6 +95,14 @@ static inline struct gexi_amq_slot *gexi_amq_take(struct gexi_amq *q, uint64_t *
   }
 }
 
+/* Whether the oldest slot may be filled: a cheap look before the call to
+ * take (which decides, with acquire order). */
+static inline int gexi_amq_maybe_ready(struct gexi_amq *q) {
+  uint64_t pos = atomic_load_explicit(&q->head, memory_order_relaxed);
+  uint64_t seq = atomic_load_explicit(&q->slots[pos & (q->capacity - 1)].seq, memory_order_relaxed);
+  return (int64_t)(seq - (pos + 1)) >= 0;
+}
+
 /* Give a consumed slot back to producers (after the handler returned). */
 static inline void gexi_amq_release(struct gexi_amq *q, struct gexi_amq_slot *s, uint64_t pos) {
   atomic_store_explicit(&s->seq, pos + q->capacity, memory_order_release);
