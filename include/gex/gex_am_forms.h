@@ -86,7 +86,7 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sd, int kind, gex_AM_Index_t handler, size_t
                                            gex_AM_Index_t handler,                       \
                                            gex_Flags_t flags GEXI_P##M) {                \
     GEXI_ARGV(M);                                                                         \
-    return gexi_AM_RequestShort(tm, rank, handler, flags, M, gexi_argv + 1);              \
+    return gexi_AM_RequestShort(tm, rank, handler, flags, M, M ? gexi_argv + 1 : NULL);   \
   }                                                                                       \
   static inline int gex_AM_ReplyShort##M(gex_Token_t token, gex_AM_Index_t handler,      \
                                          gex_Flags_t flags GEXI_P##M) {                   \

@@ -58,25 +58,38 @@ __attribute__((noinline)) static void am_loopback(int category, int is_req,
 /* Send one AM to 'jobrank' through the transport that reaches it.  On the
  * node the header is built in the queue slot itself.  Returns non-zero only
  * for an IMMEDIATE refusal; the payload is reusable on return. */
+/* Medium and Long messages to an off-node peer: the header, then the
+ * transport. */
+__attribute__((noinline)) static int am_net_send(gex_Rank_t jobrank, int category, int is_req,
+                                                 gex_AM_Index_t handler, unsigned nargs,
+                                                 const gex_AM_Arg_t *args, const void *payload,
+                                                 size_t nbytes, void *dest, gex_Flags_t flags) {
+  struct gexi_am_hdr h;
+  set_hdr(&h, category, is_req, handler, nargs, args, nbytes, dest);
+  return gexi_ctx.net->am_send(jobrank, &h, payload, flags);
+}
+
 static inline int am_inject(gex_Rank_t jobrank, int category, int is_req,
                             gex_AM_Index_t handler, unsigned nargs, const gex_AM_Arg_t *args,
                             const void *payload, size_t nbytes, void *dest, gex_Flags_t flags) {
+  /* Off-node first (this process itself is on-node). */
+  gex_Rank_t li = gexi_ctx.local_index[jobrank];
+  if (li == GEX_RANK_INVALID) {
+    if (category == GEXI_AM_SHORT) /* a constant where this is inlined */
+      return gexi_ctx.net->am_short(!is_req, jobrank, handler, flags, nargs, args);
+    return am_net_send(jobrank, category, is_req, handler, nargs, args, payload, nbytes, dest,
+                       flags);
+  }
   if (GEXI_UNLIKELY(am_is_loopback(jobrank, handler))) {
     am_loopback(category, is_req, handler, nargs, args, payload, nbytes, dest);
     return 0;
   }
-  gex_Rank_t li = gexi_ctx.local_index[jobrank];
-  if (GEXI_LIKELY(li != GEX_RANK_INVALID)) {
-    uint64_t pos;
-    struct gexi_amq_slot *s = gexi_shm_am_reserve(li, is_req, flags, &pos);
-    if (!s) return 1;
-    set_hdr(&s->hdr, category, is_req, handler, nargs, args, nbytes, dest);
-    gexi_shm_am_finish(li, s, pos, category, payload, nbytes);
-    return 0;
-  }
-  struct gexi_am_hdr h;
-  set_hdr(&h, category, is_req, handler, nargs, args, nbytes, dest);
-  return gexi_ctx.net->am_send(jobrank, &h, payload, flags);
+  uint64_t pos;
+  struct gexi_amq_slot *s = gexi_shm_am_reserve(li, is_req, flags, &pos);
+  if (!s) return 1;
+  set_hdr(&s->hdr, category, is_req, handler, nargs, args, nbytes, dest);
+  gexi_shm_am_finish(li, s, pos, category, payload, nbytes);
+  return 0;
 }
 
 int gexi_am_send(gex_Rank_t jobrank, int category, int is_req, gex_AM_Index_t handler,
@@ -167,11 +180,28 @@ static inline void check_long_dest(const char *fn, gex_Rank_t jobrank, const voi
 #endif
 }
 
+/* The on-node part of gex_AM_RequestShort, out of line so that the
+ * off-node part is a tail call with nothing to set up. */
+#if defined(__clang__)
+__attribute__((noinline))
+#else
+__attribute__((noipa)) /* no clone without 'ch': the argument order is the point */
+#endif
+static int request_short_local(int ch, gex_Rank_t j,
+                                                         gex_AM_Index_t handler, gex_Flags_t flags,
+                                                         unsigned int nargs,
+                                                         const gex_AM_Arg_t *args) {
+  (void)ch; /* the transport's argument order: both calls set up the same registers */
+  return am_inject(j, GEXI_AM_SHORT, 1, handler, nargs, args, NULL, 0, NULL, flags);
+}
+
 int gexi_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
                          gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
   gex_Rank_t j = request_target("gex_AM_RequestShort", tm, rank);
   GEXI_CHECK_FLAGS("gex_AM_RequestShort", flags, GEXI_FLAGS_P2P);
-  return am_inject(j, GEXI_AM_SHORT, 1, handler, nargs, args, NULL, 0, NULL, flags);
+  if (gexi_ctx.local_index[j] == GEX_RANK_INVALID)
+    return gexi_ctx.net->am_short(0, j, handler, flags, nargs, args);
+  return request_short_local(0, j, handler, flags, nargs, args);
 }
 
 int gexi_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags,

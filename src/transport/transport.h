@@ -20,6 +20,11 @@ struct gexi_net_ops {
    * is reusable on return. */
   int (*am_send)(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,
                  gex_Flags_t flags);
+  /* The same for a Short, from its fields (the fast path of the commonest
+   * AM: no header assembled by the caller).  'ch' is 0 for a Request, 1 for a Reply (the argument order is
+   * gex_AM_RequestShort's, so that it passes its own through). */
+  int (*am_short)(int ch, gex_Rank_t jobrank, gex_AM_Index_t handler, gex_Flags_t flags,
+                  unsigned nargs, const gex_AM_Arg_t *args);
   /* RMA to a peer that is not mapped here; 'mode' as in gex_inline.h. */
   gex_Event_t (*put)(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
                      gex_Event_t *lc_opt, gex_Flags_t flags, int mode);

@@ -122,7 +122,9 @@ struct ofi_peer {
   /* Messages dropped (not admitted, wrong token, malformed): counted; the
    * first few are reported with one line each. */
   _Atomic uint32_t dropped;
+  unsigned char pad_[20]; /* to 128 bytes: the fast path indexes the table with a shift */
 };
+_Static_assert(sizeof(struct ofi_peer) == 128, "struct ofi_peer: 128 bytes");
 
 /* One multi-receive buffer.  'refs' counts the messages of this buffer being
  * handled plus one while the provider may still write into it; who drops it
@@ -173,6 +175,8 @@ struct gexi_ofi {
                                * may run on the bootstrap's watchdog thread during init) */
   uint64_t mr_mode;
   size_t inject_size;
+  size_t am_inject_max;   /* largest AM built on the stack and injected */
+  int64_t am_cost_fixed;  /* credit an AM costs: wire_max, or 0 for its length (multi-receive) */
   uint64_t write_flags;       /* FI_DELIVERY_COMPLETE when offered */
   int order_saw;              /* a send after a write is delivered after it */
   int flush_with_read;        /* no DELIVERY_COMPLETE: a read after writes flushes them */
@@ -321,6 +325,8 @@ gex_Event_t gexi_ofi_atomic(const char *fn, gex_Rank_t jobrank, gex_DT_t dt, gex
 /* ---- ofi_am.c ---- */
 int gexi_ofi_am_send(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,
                      gex_Flags_t flags);
+int gexi_ofi_am_short(int ch, gex_Rank_t jobrank, gex_AM_Index_t handler, gex_Flags_t flags,
+                      unsigned nargs, const gex_AM_Arg_t *args);
 int gexi_ofi_poll(int what);
 void gexi_ofi_am_setup(void);
 /* Hand a built message to the provider ('bounce': buf is a pool buffer to

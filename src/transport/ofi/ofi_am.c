@@ -32,6 +32,8 @@
 #define OFI_RX_BUF_MIN ((size_t)1 << 20)
 #define OFI_POOL_BUFS 64
 #define OFI_CQ_BATCH 16
+/* Largest message built on the stack and injected. */
+#define OFI_STACK_WIRE 256
 
 static inline struct gexi_ofi *O(void) { return gexi_ctx.ofi; }
 
@@ -128,6 +130,8 @@ void gexi_ofi_am_setup(void) {
     credit = per_peer * (int64_t)o->wire_max;
   }
   o->credit_bytes = credit;
+  o->am_inject_max = o->inject_size < OFI_STACK_WIRE ? o->inject_size : OFI_STACK_WIRE;
+  o->am_cost_fixed = o->multi_recv ? 0 : (int64_t)o->wire_max;
   o->credit_return = (uint32_t)(credit / 8); /* see the flow-control note at the top */
   for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
     atomic_init(&o->peers[j].credit[0], credit);
@@ -192,8 +196,6 @@ void gexi_ofi_send_wire(gex_Rank_t j, void *buf, size_t len, int bounce, int wha
   OFI_RETRY(fi_sendmsg(o->ep, &msg, FI_COMPLETION), what, "fi_sendmsg");
 }
 
-/* Largest message built on the stack and injected. */
-#define OFI_STACK_WIRE 256
 
 static inline void take_owed(struct ofi_peer *p, struct ofi_wire *w) {
   w->credit[0] = atomic_exchange_explicit(&p->owed[0], 0, memory_order_relaxed);
@@ -229,21 +231,32 @@ static void return_credit(int what) {
 
 /* Spend 'len' bytes of credit to peer j on channel ch; 0 on success, 1 when
  * refused (IMMEDIATE). */
-static int spend_credit(struct ofi_peer *p, int ch, int64_t len, gex_Flags_t flags, int what) {
+__attribute__((noinline)) static int spend_credit_wait(struct ofi_peer *p, int ch, int64_t len,
+                                                       gex_Flags_t flags, int what) {
   for (;;) {
-    int64_t c = atomic_fetch_sub_explicit(&p->credit[ch], len, memory_order_acq_rel);
-    if (GEXI_LIKELY(c >= len)) return 0;
     atomic_fetch_add_explicit(&p->credit[ch], len, memory_order_acq_rel);
     if (flags & GEX_FLAG_IMMEDIATE) return 1;
     if (gexi_poll(what))
       gexi_busy();
     else
       gexi_idle();
+    int64_t c = atomic_fetch_sub_explicit(&p->credit[ch], len, memory_order_acq_rel);
+    if (c >= len) return 0;
   }
 }
 
-int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payload,
-                     gex_Flags_t flags) {
+static inline int spend_credit(struct ofi_peer *p, int ch, int64_t len, gex_Flags_t flags,
+                               int what) {
+  int64_t c = atomic_fetch_sub_explicit(&p->credit[ch], len, memory_order_acq_rel);
+  if (GEXI_LIKELY(c >= len)) return 0;
+  return spend_credit_wait(p, ch, len, flags, what);
+}
+
+/* Every other message: Long ones (an RMA write first unless packed), ones
+ * too big to inject (a bounce buffer from the pool), the first to a peer
+ * (the admission handshake). */
+__attribute__((noinline)) static int am_send_general(gex_Rank_t j, const struct gexi_am_hdr *h,
+                                                     const void *payload, gex_Flags_t flags) {
   struct gexi_ofi *o = O();
   struct ofi_peer *p = &o->peers[j];
   int ch = h->is_req ? 0 : 1;
@@ -269,9 +282,10 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
   }
   /* A Long payload too big to pack is written first; the header must not
    * overtake it (send-after-write order, or wait for delivery). */
-  struct ofi_op wop = {.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
+  struct ofi_op wop;
   int wrote = 0;
   if (is_long && !packed && h->nbytes) {
+    wop = (struct ofi_op){.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
     if (o->order_saw) {
       struct fid_mr *tmp = NULL;
       void *desc = gexi_ofi_local_desc(payload, h->nbytes, FI_WRITE, &tmp);
@@ -294,6 +308,127 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
   if (body) memcpy((char *)w + hl, payload, body);
   gexi_ofi_send_wire(j, w, len, bounce, what);
   if (wrote) gexi_ofi_wait_op(&wop, what); /* the payload is reusable on return */
+  return 0;
+}
+
+/* The wire header before the AM header: credit returned, session token,
+ * type and padding. */
+static inline void wire_start(struct ofi_peer *p, struct ofi_wire *w) {
+  take_owed(p, w);
+  w->token = p->tok_tx;
+  uint64_t type_pad = OFI_WIRE_AM; /* type, then 7 zero bytes (little endian) */
+  _Static_assert(offsetof(struct ofi_wire, h) - offsetof(struct ofi_wire, type) == 8,
+                 "type and pad: one word");
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(&w->type, &type_pad, 8);
+#else
+  memset(&w->type, 0, 8);
+  w->type = (uint8_t)type_pad;
+#endif
+}
+
+/* The common case, Shorts and small Mediums to an admitted peer: built on
+ * the stack and injected.  Every byte of the message is written (no stack
+ * contents leave the process). */
+int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payload,
+                     gex_Flags_t flags) {
+  struct gexi_ofi *o = O();
+  struct ofi_peer *p = &o->peers[j];
+  size_t body = h->category == GEXI_AM_MEDIUM ? h->nbytes : 0;
+  size_t hl = OFI_WIRE_HDR_LEN(h->nargs);
+  size_t len = hl + OFI_ROUND8(body);
+  if (GEXI_UNLIKELY(h->category == GEXI_AM_LONG || len > o->am_inject_max ||
+                    !atomic_load_explicit(&p->tx_ok, memory_order_acquire)))
+    return am_send_general(j, h, payload, flags);
+  int what = h->is_req ? GEXI_POLL_ALL : GEXI_POLL_REPLIES;
+  if (spend_credit(p, !h->is_req, o->multi_recv ? (int64_t)len : (int64_t)o->wire_max, flags, what))
+    return 1;
+  uint64_t stack[OFI_STACK_WIRE / 8];
+  struct ofi_wire *w = (struct ofi_wire *)(void *)stack;
+  wire_start(p, w);
+  memcpy(&w->h, h, offsetof(struct gexi_am_hdr, args)); /* fixed part */
+  w->h.reserved = 0;
+  unsigned n = h->nargs;
+  for (unsigned i = 0; i < n; i++) w->h.args[i] = h->args[i];
+  if (n & 1) w->h.args[n] = 0; /* up to the 8-byte boundary */
+  if (body) {
+    stack[len / 8 - 1] = 0; /* the payload's padding */
+    memcpy((char *)w + hl, payload, body);
+  }
+  OFI_RETRY(fi_inject(o->ep, w, len, j), what, "fi_inject");
+  return 0;
+}
+
+/* A Short: the same, written straight from the arguments (no header built
+ * by the caller, no copy of it).  Waiting for credit and retrying a refused
+ * inject are out of line, so that nothing stays live across the calls of
+ * the common case (no registers to save). */
+__attribute__((noinline)) static int am_short_slow(int ch, gex_Rank_t j, gex_AM_Index_t handler,
+                                                   gex_Flags_t flags, unsigned nargs,
+                                                   const gex_AM_Arg_t *args) {
+  struct gexi_am_hdr h = {.category = GEXI_AM_SHORT, .is_req = (uint8_t)!ch,
+                          .nargs = (uint8_t)nargs, .handler = handler, .src = gexi_ctx.rank};
+  for (unsigned i = 0; i < nargs; i++) h.args[i] = args[i];
+  return am_send_general(j, &h, NULL, flags);
+}
+
+/* A message built on the stack, with what a retry of its inject needs
+ * (kept in memory, so that no register must survive the inject call). */
+struct ofi_stack_msg {
+  uint64_t wire[OFI_STACK_WIRE / 8];
+  size_t len;
+  gex_Rank_t j;
+  int what;
+};
+
+__attribute__((noinline)) static void inject_retry(const struct ofi_stack_msg *m, ssize_t rc) {
+  if (rc != -FI_EAGAIN) gexi_ofi_fail("fi_inject", rc);
+  gexi_ofi_progress_stalled(m->what);
+  OFI_RETRY(fi_inject(O()->ep, m->wire, m->len, m->j), m->what, "fi_inject");
+}
+
+int gexi_ofi_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
+                      unsigned nargs, const gex_AM_Arg_t *args) {
+  struct gexi_ofi *o = O();
+  size_t len = OFI_WIRE_HDR_LEN(nargs);
+  /* The AM header first, while the arguments are in registers (fewer
+   * values live at once; the rare general path below does it again). */
+  struct ofi_stack_msg m;
+  struct ofi_wire *w = (struct ofi_wire *)(void *)m.wire;
+  w->h.category = GEXI_AM_SHORT;
+  w->h.is_req = (uint8_t)(ch ^ 1);
+  w->h.nargs = (uint8_t)nargs;
+  w->h.handler = handler;
+  w->h.src = gexi_ctx.rank;
+  w->h.nbytes = 0;
+  w->h.reserved = 0;
+  w->h.dest = 0;
+  /* A plain loop: the empty asm keeps the compiler from making it a call
+   * of memcpy, whose presence alone costs the function six saved registers. */
+  for (unsigned i = 0; i < nargs; i++) {
+    w->h.args[i] = args[i];
+    __asm__("" : "+r"(i));
+  }
+  if (nargs & 1) w->h.args[nargs] = 0; /* up to the 8-byte boundary */
+  /* The general path, when the message cannot be injected, the peer is
+   * not admitted yet or there is no credit (given back first: the general
+   * path spends it again, waiting if it must). */
+  struct ofi_peer *p = &o->peers[j];
+  int64_t cost = o->am_cost_fixed ? o->am_cost_fixed : (int64_t)len;
+  if (GEXI_UNLIKELY(len > o->am_inject_max ||
+                    !atomic_load_explicit(&p->tx_ok, memory_order_acquire)))
+    return am_short_slow(ch, j, handler, flags, nargs, args);
+  if (GEXI_UNLIKELY(atomic_fetch_sub_explicit(&p->credit[ch], cost, memory_order_acq_rel) < cost)) {
+    atomic_fetch_add_explicit(&p->credit[ch], cost, memory_order_acq_rel);
+    return am_short_slow(ch, j, handler, flags, nargs, args);
+  }
+  wire_start(p, w);
+  m.len = len;
+  m.j = j;
+  m.what = ch; /* GEXI_POLL_ALL for a Request, GEXI_POLL_REPLIES for a Reply */
+  _Static_assert(GEXI_POLL_ALL == 0 && GEXI_POLL_REPLIES == 1, "what = ch");
+  ssize_t rc = fi_inject(o->ep, w, len, j);
+  if (GEXI_UNLIKELY(rc)) inject_retry(&m, rc);
   return 0;
 }
 

@@ -177,6 +177,7 @@ static const struct gexi_net_ops ofi_ops = {
     .poll = gexi_ofi_poll,
     .block = gexi_ofi_block,
     .am_send = gexi_ofi_am_send,
+    .am_short = gexi_ofi_am_short,
     .put = gexi_ofi_put,
     .get = gexi_ofi_get,
     .nbi_test = gexi_ofi_nbi_test,
