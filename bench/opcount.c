@@ -17,6 +17,11 @@
  *   putnbi   gex_RMA_PutNBI, 8 bytes, to the peer's segment
  *   getnbi   gex_RMA_GetNBI, 8 bytes, from the peer's segment
  *   amshort  gex_AM_RequestShort0 to the peer (an empty handler)
+ *   amburst  the same in bursts of AMBURST, each followed (outside the
+ *            measured function) by a round trip to the peer that waits until
+ *            it has handled the burst and returned the flow-control credit:
+ *            the send path alone, without the polls a sender makes while a
+ *            long flood waits for credit (see bench/opcount.sh)
  *   legput   gasnet_put_nbi (GASNet-1, gasnet.h), 8 bytes, to the peer's segment
  *   nbiwait  gex_NBI_Wait(GEX_EC_ALL, 0) with nothing outstanding
  *   empty    nothing: the loop's own overhead, included in every figure
@@ -36,9 +41,12 @@
 #define MEASURED __attribute__((noipa, used))
 #endif
 
-enum { H_NOOP = GEX_AM_INDEX_BASE, H_STOP };
+enum { H_NOOP = GEX_AM_INDEX_BASE, H_STOP, H_PING, H_PONG };
+/* AMs per burst: within the smallest flow-control window of the network
+ * transport (16 messages per peer and channel, transport/ofi/ofi_am.c). */
+#define AMBURST 16
 
-static volatile uint32_t noops_seen, stop_at = UINT32_MAX;
+static volatile uint32_t noops_seen, stop_at = UINT32_MAX, pongs;
 
 static void noop_handler(gex_Token_t token) {
   (void)token;
@@ -49,9 +57,17 @@ static void stop_handler(gex_Token_t token, gex_AM_Arg_t expected) {
   stop_at = (uint32_t)expected;
 }
 
+static void ping_handler(gex_Token_t token) { gex_AM_ReplyShort0(token, H_PONG, 0); }
+static void pong_handler(gex_Token_t token) {
+  (void)token;
+  pongs++;
+}
+
 static gex_AM_Entry_t handlers[] = {
     {H_NOOP, (gex_AM_Fn_t)noop_handler, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 0, NULL, "noop"},
     {H_STOP, (gex_AM_Fn_t)stop_handler, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 1, NULL, "stop"},
+    {H_PING, (gex_AM_Fn_t)ping_handler, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 0, NULL, "ping"},
+    {H_PONG, (gex_AM_Fn_t)pong_handler, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 0, NULL, "pong"},
 };
 
 /* ---- the measured loops --------------------------------------------------------- */
@@ -71,6 +87,23 @@ MEASURED void loop_getnbi(gex_TM_t tm, gex_Rank_t peer, void *dst, void *src, lo
 
 MEASURED void loop_amshort(gex_TM_t tm, gex_Rank_t peer, long iters) {
   for (long i = 0; i < iters; i++) gex_AM_RequestShort0(tm, peer, H_NOOP, 0);
+}
+
+MEASURED void loop_amburst(gex_TM_t tm, gex_Rank_t peer, long iters) {
+  for (long i = 0; i < iters; i++) gex_AM_RequestShort0(tm, peer, H_NOOP, 0);
+}
+
+/* iters / AMBURST bursts; returns the AMs sent. */
+static long run_amburst(gex_TM_t tm, gex_Rank_t peer, long iters) {
+  long bursts = iters / AMBURST;
+  if (bursts < 1) bursts = 1;
+  for (long b = 0; b < bursts; b++) {
+    loop_amburst(tm, peer, AMBURST);
+    uint32_t want = pongs + 1;
+    gex_AM_RequestShort0(tm, peer, H_PING, 0);
+    GASNET_BLOCKUNTIL(pongs == want);
+  }
+  return bursts * AMBURST;
 }
 
 MEASURED void loop_nbiwait(long iters) {
@@ -150,13 +183,14 @@ int main(int argc, char **argv) {
     loop_getnbi(tm, peer, &got, peer_seg, iters);
     gex_NBI_Wait(GEX_EC_ALL, 0);
     loop_amshort(tm, peer, iters);
+    long sent = iters + run_amburst(tm, peer, iters);
     loop_nbiwait(iters);
     loop_empty(iters);
     if (got != 0x2222222222222222u) {
       fprintf(stderr, "opcount: GetNBI read %#" PRIx64 "\n", got);
       failed = 1;
     }
-    gex_AM_RequestShort1(tm, peer, H_STOP, 0, (gex_AM_Arg_t)iters);
+    gex_AM_RequestShort1(tm, peer, H_STOP, 0, (gex_AM_Arg_t)sent);
   } else {
     /* Serve rank 0's AMs until it says how many there were and all came. */
     GASNET_BLOCKUNTIL(stop_at != UINT32_MAX && noops_seen >= stop_at);
@@ -179,7 +213,7 @@ int main(int argc, char **argv) {
   gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
   if (me == 0) {
     if (smoke)
-      printf("opcount smoke: putnbi legput getnbi amshort nbiwait empty ran %ld times each: PASS\n", iters);
+      printf("opcount smoke: putnbi legput getnbi amshort amburst nbiwait empty ran %ld times each: PASS\n", iters);
     else
       printf("opcount: ran every loop %ld times\n", iters);
     fflush(stdout);
