@@ -120,6 +120,14 @@ GEXI_COLD void gexi_bad_flags(const char *fn, gex_Flags_t flags, gex_Flags_t all
 gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                 size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
                                 int mode);
+/* The same for an NBI Put (non-zero: GEX_FLAG_IMMEDIATE refused it).  Six
+ * arguments, all passed in registers: the flags in the low 32 bits of
+ * 'lc_flags', lc_opt (GEX_EVENT_NOW, _DEFER or _GROUP, small constants) in
+ * the high ones. */
+int gexi_RMA_PutNBI_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                           size_t nbytes, uint64_t lc_flags);
+#define GEXI_LC_FLAGS(lc_opt, flags) \
+  ((uint64_t)(uint32_t)(flags) | (uint64_t)(uintptr_t)(lc_opt) << 32)
 gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                                 size_t nbytes, gex_Flags_t flags, int mode);
 #define GEXI_MODE_BLOCKING 0
@@ -155,7 +163,7 @@ GEXI_INLINE int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const v
     memcpy((char *)dest + p->delta, src, nbytes);
     return 0;
   }
-  return gexi_RMA_Put_remote(tm, rank, dest, src, nbytes, lc_opt, flags, GEXI_MODE_NBI) != 0;
+  return gexi_RMA_PutNBI_remote(tm, rank, dest, src, nbytes, GEXI_LC_FLAGS(lc_opt, flags));
 }
 
 GEXI_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest,

@@ -82,6 +82,7 @@ static void batches_free(void *p) {
       gexi_idle();
   }
   gexi_tls.co_batches = NULL;
+  gexi_tls.co_peer = NULL;
   for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) free(s->peer[j]);
   free(s->peer);
   free(s->open);
@@ -101,6 +102,7 @@ static struct gexi_co_batches *batches_new(void) {
   if (!s->open || !s->peer) gexi_fatal("out of memory for coalescing buffers");
   pthread_setspecific(gexi_ctx.co_key, s); /* freed when the thread exits */
   gexi_tls.co_batches = s;
+  gexi_tls.co_peer = s->peer;
   return s;
 }
 
@@ -125,6 +127,10 @@ static int send_one(struct gexi_co_batches *s, gex_Rank_t j, gex_Flags_t flags) 
   }
   b->bytes = b->nrec = b->nfetch = 0;
   b->count[0] = b->count[1] = b->count[2] = 0;
+  if (b->listed) {
+    b->room = s->cap_bytes;
+    b->recs_left = s->cap_ops;
+  }
   return 0;
 }
 
@@ -137,6 +143,7 @@ static void flush_all(void) {
     struct gexi_co_batch *b = s->peer[s->open[i]];
     if (b->nrec) send_one(s, s->open[i], 0);
     b->listed = 0;
+    b->room = b->recs_left = 0;
   }
   s->nopen = 0;
   gexi_tls.flush_deferred = NULL;
@@ -161,6 +168,8 @@ void *gexi_co_append(gex_Rank_t j, int kind, int cat, uint32_t len, int fetch,
     return NULL; /* IMMEDIATE refusal */
   if (!b->listed) {
     b->listed = 1;
+    b->room = s->cap_bytes - b->bytes;
+    b->recs_left = s->cap_ops - b->nrec;
     s->open[s->nopen++] = j;
     gexi_tls.flush_deferred = flush_all;
     gexi_tls.nbi_maybe = 1;

@@ -48,7 +48,7 @@ static inline int gexi_co_on(void) { return gexi_ctx.env.coalesce > 1; }
  * run within this thread's own send of a batch, in a poll) nor under a
  * handler-safe lock (a full batch is sent at once: a Request). */
 static inline int gexi_co_now(void) {
-  return gexi_co_on() && !(gexi_tls.handler_depth | gexi_tls.hsl_depth);
+  return gexi_co_on() && !gexi_in_handler_or_hsl();
 }
 
 /* The open batch for one process, and a thread's batches (am/am_coalesce.c
@@ -58,6 +58,9 @@ struct gexi_co_batch {
   uint32_t nrec, nfetch;
   uint32_t count[3]; /* records by category */
   int listed;        /* on the thread's 'open' list (then flush_deferred is set) */
+  /* What the fast path may still append: record bytes and records.  Both 0
+   * unless listed; otherwise cap_bytes - bytes and cap_ops - nrec. */
+  uint32_t room, recs_left;
   uint64_t buf[];    /* cap_bytes bytes of records */
 };
 struct gexi_co_batches {
@@ -89,11 +92,10 @@ static inline uint32_t gexi_co_padded(uint32_t len) { return (len + 7u) & ~7u; }
  * the body before its next libgex call. */
 static inline void *gexi_co_try_append(gex_Rank_t j, int kind, int cat, uint32_t len,
                                        int fetch) {
-  struct gexi_co_batches *s = gexi_tls.co_batches;
-  struct gexi_co_batch *b;
+  struct gexi_co_batch **peer = gexi_tls.co_peer, *b;
   const uint32_t need = GEXI_CO_HDR + gexi_co_padded(len);
-  if (GEXI_UNLIKELY(!s || !(b = s->peer[j]) || !b->listed || need > s->cap_bytes - b->bytes ||
-                    b->nrec == s->cap_ops || (fetch && b->nfetch == s->cap_fetch)))
+  if (GEXI_UNLIKELY(!peer || !(b = peer[j]) || need > b->room || !b->recs_left ||
+                    (fetch && b->nfetch == gexi_tls.co_batches->cap_fetch)))
     return NULL;
   unsigned char *r = (unsigned char *)b->buf + b->bytes;
   const uint64_t zero = 0, h = (uint64_t)(uint8_t)kind | (uint64_t)(uint8_t)cat << 8 |
@@ -101,7 +103,9 @@ static inline void *gexi_co_try_append(gex_Rank_t j, int kind, int cat, uint32_t
   if (len & 7) memcpy(r + need - 8, &zero, 8); /* the padding */
   memcpy(r, &h, 8);
   b->bytes += need;
+  b->room -= need;
   b->nrec++;
+  b->recs_left--;
   b->nfetch += fetch != 0;
   b->count[cat]++;
   return r + GEXI_CO_HDR;

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "bootstrap/bootstrap.h"
 #include "core/env.h"
@@ -171,8 +172,9 @@ struct gexi_Token;
 struct gexi_SrcDesc;
 struct gexi_thread_state {
   int handler_depth;                 /* > 0: inside an AM handler */
+  int hsl_depth;                     /* handler-safe locks held (next to handler_depth:
+                                      * gexi_in_handler_or_hsl reads both at once) */
   struct gexi_Token *cur_token;      /* innermost running handler's token */
-  int hsl_depth;                     /* handler-safe locks held */
   struct gexi_SrcDesc *open_sd;      /* Prepare without Commit/Cancel yet */
   int in_access_region;
   unsigned idle_polls;               /* consecutive polls that found nothing */
@@ -206,8 +208,21 @@ struct gexi_thread_state {
    * first. */
   void (*flush_deferred)(void);
   struct gexi_co_batches *co_batches; /* this thread's batches (NULL: none yet) */
+  struct gexi_co_batch **co_peer;     /* co_batches->peer (one load less on the fast path) */
 };
 extern _Thread_local struct gexi_thread_state gexi_tls;
+
+/* Whether this thread runs an AM handler or holds a handler-safe lock: both
+ * counts in one 8-byte load. */
+static inline int gexi_in_handler_or_hsl(void) {
+  _Static_assert(offsetof(struct gexi_thread_state, hsl_depth) ==
+                     offsetof(struct gexi_thread_state, handler_depth) + sizeof(int) &&
+                 sizeof(int) == 4, "handler_depth and hsl_depth: one word");
+  uint64_t both;
+  memcpy(&both, (const unsigned char *)&gexi_tls + offsetof(struct gexi_thread_state, handler_depth),
+         8);
+  return both != 0;
+}
 
 /* ---- errors (core/errors.c) ---- */
 #ifdef __GNUC__

@@ -30,7 +30,7 @@ int gexi_poll(int what) {
   /* Coalesced operations leave at the thread's next poll (not from inside a
    * handler or under a handler-safe lock, where no Request may be sent). */
   if (GEXI_UNLIKELY(gexi_tls.flush_deferred != NULL) &&
-      !(gexi_tls.handler_depth | gexi_tls.hsl_depth))
+      !gexi_in_handler_or_hsl())
     gexi_tls.flush_deferred();
   int n = gexi_shm_poll(what);
   if (gexi_ctx.net) n += gexi_ctx.net->poll(what);

@@ -36,11 +36,29 @@ __attribute__((noinline)) static gex_Event_t put_remote(gex_Rank_t j, void *dest
 gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                 size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
                                 int mode) {
+  return put_remote(gexi_tm_jobrank(tm, rank), dest, src, nbytes, lc_opt, flags, mode);
+}
+
+/* gexi_RMA_PutNBI_remote's general path: its own arguments, so that the
+ * call is a jump with nothing to move. */
+__attribute__((noinline)) static int put_nbi_general(gex_TM_t tm, gex_Rank_t rank, void *dest,
+                                                     const void *src, size_t nbytes,
+                                                     uint64_t lc_flags) {
+  gex_Event_t *lc_opt = (gex_Event_t *)(uintptr_t)(lc_flags >> 32);
+  return put_remote(gexi_tm_jobrank(tm, rank), dest, src, nbytes, lc_opt, (gex_Flags_t)lc_flags,
+                    GEXI_MODE_NBI) != 0;
+}
+
+int gexi_RMA_PutNBI_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                           size_t nbytes, uint64_t lc_flags) {
   const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
-  /* The flood case, an 8-byte NBI Put that fits this thread's open batch
-   * for the target: no call, no frame.  Everything else: put_remote. */
-  if (mode == GEXI_MODE_NBI && nbytes == 8 && gexi_ctx.co_put_max >= 8 && !is_neighbour(j) &&
-      gexi_co_now()) {
+  /* The flood case, an 8-byte Put that fits this thread's open batch for
+   * the target: no call, no frame.  co_put_max is 0 when coalescing is off
+   * (rma/rma_coalesce.c).  A neighbour is not excluded here: it has an open
+   * batch only when atomics reach it by AM (GEX_AD_FORCE_AM), and a Put
+   * record in that batch is as correct as a copy through the kernel.
+   * Everything else: put_remote. */
+  if (nbytes == 8 && gexi_ctx.co_put_max >= 8 && !gexi_in_handler_or_hsl()) {
     unsigned char *body =
         gexi_co_try_append(j, GEXI_CO_PUT, GEXI_AM_NBI_PUT, GEXI_CO_PUT_HDR + 8, 0);
     if (GEXI_LIKELY(body != NULL)) { /* the record gexi_rma_co_put would write */
@@ -49,10 +67,10 @@ gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
       memcpy(&w, src, 8);
       memcpy(body, &a, GEXI_CO_PUT_HDR);
       memcpy(body + GEXI_CO_PUT_HDR, &w, 8);
-      return GEX_EVENT_INVALID;
+      return 0;
     }
   }
-  return put_remote(j, dest, src, nbytes, lc_opt, flags, mode);
+  return put_nbi_general(tm, rank, dest, src, nbytes, lc_flags);
 }
 
 gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
