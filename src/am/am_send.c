@@ -187,10 +187,8 @@ __attribute__((noinline))
 #else
 __attribute__((noipa)) /* no clone without 'ch': the argument order is the point */
 #endif
-static int request_short_local(int ch, gex_Rank_t j,
-                                                         gex_AM_Index_t handler, gex_Flags_t flags,
-                                                         unsigned int nargs,
-                                                         const gex_AM_Arg_t *args) {
+static int request_short_local(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
+                               unsigned int nargs, const gex_AM_Arg_t *args) {
   (void)ch; /* the transport's argument order: both calls set up the same registers */
   return am_inject(j, GEXI_AM_SHORT, 1, handler, nargs, args, NULL, 0, NULL, flags);
 }

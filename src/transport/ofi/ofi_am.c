@@ -196,7 +196,6 @@ void gexi_ofi_send_wire(gex_Rank_t j, void *buf, size_t len, int bounce, int wha
   OFI_RETRY(fi_sendmsg(o->ep, &msg, FI_COMPLETION), what, "fi_sendmsg");
 }
 
-
 static inline void take_owed(struct ofi_peer *p, struct ofi_wire *w) {
   w->credit[0] = atomic_exchange_explicit(&p->owed[0], 0, memory_order_relaxed);
   w->credit[1] = atomic_exchange_explicit(&p->owed[1], 0, memory_order_relaxed);
