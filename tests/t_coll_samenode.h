@@ -14,41 +14,37 @@
 #include <string.h>
 
 uint64_t gexi_coll_same_node_ams(void);
+uint64_t gexi_coll_rdv_reads(void);
 
-static void check_same_node_ams(void) {
-  const char *want = getenv("GEX_TEST_SAME_NODE_AMS");
+/* The check both hooks share: 'var' unset or empty -- none; "0" -- the sum
+ * of 'mine' over the job must be 0; anything else -- it must not be. */
+static void check_job_count(const char *var, uint64_t mine, const char *what) {
+  const char *want = getenv(var);
   if (!want || !*want) return;
-  uint64_t mine = gexi_coll_same_node_ams(), total = 0; /* read before the sum below */
+  uint64_t total = 0;
   gex_Event_Wait(gex_Coll_ReduceToAllNB(T.tm, &total, &mine, GEX_DT_U64, 8, 1, GEX_OP_ADD,
                                         NULL, NULL, 0));
-  if (strcmp(want, "0") == 0)
-    CHECKF(total == 0, "%llu collective AMs between ranks of one node (%llu from this rank)",
-           (unsigned long long)total, (unsigned long long)mine);
+  int none = strcmp(want, "0") == 0;
+  if (none)
+    CHECKF(total == 0, "%llu %s (%llu from this rank)", (unsigned long long)total, what,
+           (unsigned long long)mine);
   else
-    CHECKF(total > 0, "no collective AM between ranks of one node was counted");
+    CHECKF(total > 0, "no %s counted", what);
   if (T.rank == 0)
-    printf("same-node collective AMs: %llu (expected %s)\n", (unsigned long long)total,
-           strcmp(want, "0") == 0 ? "0" : "> 0");
+    printf("%s: %llu (expected %s)\n", what, (unsigned long long)total, none ? "0" : "> 0");
+}
+
+/* Read before the sum (itself a collective that may add to the counts). */
+static void check_same_node_ams(void) {
+  check_job_count("GEX_TEST_SAME_NODE_AMS", gexi_coll_same_node_ams(),
+                  "collective AMs between ranks of one node");
 }
 
 /* Rendezvous (coll/coll_am.c): GEX_TEST_RDV=+ -- some rank must have read
  * a collective fragment by RMA (gexi_coll_rdv_reads, an internal hook);
- * GEX_TEST_RDV=0 -- none may have.  Unset: no check. */
-uint64_t gexi_coll_rdv_reads(void);
-
+ * GEX_TEST_RDV=0 -- none may have. */
 static void check_rdv_reads(void) {
-  const char *want = getenv("GEX_TEST_RDV");
-  if (!want || !*want) return;
-  uint64_t mine = gexi_coll_rdv_reads(), total = 0; /* read before the sum below */
-  gex_Event_Wait(gex_Coll_ReduceToAllNB(T.tm, &total, &mine, GEX_DT_U64, 8, 1, GEX_OP_ADD,
-                                        NULL, NULL, 0));
-  if (strcmp(want, "0") == 0)
-    CHECKF(total == 0, "%llu collective fragments moved by rendezvous", (unsigned long long)total);
-  else
-    CHECKF(total > 0, "no collective fragment moved by rendezvous");
-  if (T.rank == 0)
-    printf("rendezvous collective fragments: %llu (expected %s)\n", (unsigned long long)total,
-           strcmp(want, "0") == 0 ? "0" : "> 0");
+  check_job_count("GEX_TEST_RDV", gexi_coll_rdv_reads(), "collective fragments moved by rendezvous");
 }
 
 #endif
