@@ -163,6 +163,7 @@ static struct gexi_cam_msg *msg_alloc(size_t nbytes) {
 static void msg_free(struct gexi_cam_msg *m) {
   if (!m) return;
   struct gexi_coll_am *c = gexi_ctx.coll_am;
+  struct gexi_cam_msg *victim = NULL;
   pthread_mutex_lock(&c->lock);
   if (m->cap == 0 && c->nfree_small < FREE_SMALL_MAX) {
     m->next = c->free_small;
@@ -174,14 +175,28 @@ static void msg_free(struct gexi_cam_msg *m) {
     c->free_chunk = m;
     c->nfree_chunk++;
     m = NULL;
-  } else if (m->cap > c->chunk && c->nfree_big < FREE_BIG_MAX) {
-    m->next = c->free_big;
-    c->free_big = m;
-    c->nfree_big++;
-    m = NULL;
+  } else if (m->cap > c->chunk) {
+    /* Full: the smallest record gives way to a larger one (a run of larger
+     * collectives would otherwise never be served from the cache). */
+    struct gexi_cam_msg **small = NULL;
+    for (struct gexi_cam_msg **pp = &c->free_big; *pp && c->nfree_big == FREE_BIG_MAX;
+         pp = &(*pp)->next)
+      if ((*pp)->cap < m->cap && (!small || (*pp)->cap < (*small)->cap)) small = pp;
+    if (small) {
+      victim = *small;
+      *small = victim->next;
+      c->nfree_big--;
+    }
+    if (c->nfree_big < FREE_BIG_MAX) {
+      m->next = c->free_big;
+      c->free_big = m;
+      c->nfree_big++;
+      m = NULL;
+    }
   }
   pthread_mutex_unlock(&c->lock);
   free(m);
+  free(victim);
 }
 
 /* Handlers' common part: record the message in its slot's inbox. */
