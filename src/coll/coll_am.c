@@ -67,6 +67,7 @@
 #define TAG_DOWN (1u << 28)
 #define TAG_BAR (2u << 28)
 #define TAG_ACK (3u << 28) /* rendezvous: a fragment was read */
+#define TAG_XCHG (4u << 28) /* ReduceToAll exchange: index step * fragments + fragment */
 #define TAG_INDEX_MAX ((1u << 28) - 1)
 #define ANY_SRC GEX_RANK_INVALID
 /* Recycled records kept at most (chunk records are one fragment each). */
@@ -531,6 +532,8 @@ static void frag_range(const struct gexi_Event *e, size_t g, size_t *off, size_t
   }
 }
 
+static void xchg_start(struct gexi_Event *e);
+
 static void start(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
   gex_Rank_t n = t->head.size, me = t->head.rank;
@@ -556,6 +559,11 @@ static void start(struct gexi_Event *e) {
       break;
     case GEXI_COLL_REDUCE: {
       bool all = e->root == GEX_RANK_INVALID;
+      if (all && gexi_ctx.env.coll_xchg) {
+        xchg_start(e);
+        frags = (e->xlog + 2) * e->xfrags;
+        break;
+      }
       setup_tree(e, all || e->op == GEX_OP_USER_NC ? 0 : e->root);
       if (e->dt_sz <= c) {
         e->per_round = c / e->dt_sz;
@@ -618,6 +626,116 @@ static void send_frags(struct gexi_Event *e, gex_Rank_t to, uint32_t kind, size_
   for (size_t off = 0, f = 0; off < rbytes; off += c, f++)
     send_frag(e, to, kind | (uint32_t)(first + f), base, blen, p + off,
               rbytes - off < c ? rbytes - off : c);
+}
+
+/* ---- ReduceToAll: recursive doubling ------------------------------------------
+ * With p the largest power of two <= n and rem = n - p: at step 0
+ * (fold-in) every even team rank below 2*rem sends its vector to the next
+ * rank, which folds it in as the left operand; the even rank then only
+ * waits for the result at step xlog+1 (fold-out).  The other p ranks take
+ * virtual ranks v (odd r < 2*rem: r/2; r >= 2*rem: r - rem), and at steps
+ * s = 1..xlog exchange their whole partial results with virtual rank
+ * v ^ 2^(s-1), folding lower op higher.  Each virtual rank stands for a
+ * contiguous range of team ranks and, before step s, each partner holds the
+ * fold of an aligned block of 2^(s-1) virtual ranks, so every fold keeps
+ * rank order (GEX_OP_USER_NC) and both partners compute the same result
+ * from the same operands, bit for bit.  Against the tree's reduce-then-
+ * broadcast: log2(p) (+2) one-way latencies instead of two tree depths, and
+ * no rank takes in more than one vector per step.  GEX_COLL_XCHG=0 runs
+ * ReduceToAll on the tree instead (tests, comparisons). */
+static gex_Rank_t xchg_real(gex_Rank_t v, gex_Rank_t rem) {
+  return v < rem ? 2 * v + 1 : v + rem;
+}
+
+/* Partner of step s (GEX_RANK_INVALID: none); whether I send and receive. */
+static gex_Rank_t xchg_partner(const struct gexi_Event *e, uint32_t s, bool *snd, bool *rcv) {
+  gex_Rank_t n = e->t->head.size, me = e->t->head.rank;
+  gex_Rank_t rem = n - ((gex_Rank_t)1 << e->xlog);
+  bool edge = s == 0 || s == e->xlog + 1;
+  *snd = *rcv = false;
+  if (me < 2 * rem && me % 2 == 0) { /* folded into me + 1 */
+    if (!edge) return GEX_RANK_INVALID;
+    *snd = s == 0;
+    *rcv = !*snd;
+    return me + 1;
+  }
+  if (edge) {
+    if (me >= 2 * rem) return GEX_RANK_INVALID;
+    *rcv = s == 0;
+    *snd = !*rcv;
+    return me - 1;
+  }
+  gex_Rank_t v = me < 2 * rem ? me / 2 : me - rem;
+  *snd = *rcv = true;
+  return xchg_real(v ^ ((gex_Rank_t)1 << (s - 1)), rem);
+}
+
+static void xchg_start(struct gexi_Event *e) {
+  size_t total = dst_bytes(e);
+  e->xchg = true;
+  e->xlog = 0;
+  while (((uint64_t)2 << e->xlog) <= e->t->head.size) e->xlog++;
+  e->xfrags = (total + e->chunk - 1) / e->chunk;
+  e->acc = msg_alloc(total);
+  if (total) memcpy(e->acc->data, e->src, total);
+}
+
+static int xchg_reduce(struct gexi_Event *e, int *moved) {
+  struct gexi_team *t = e->t;
+  size_t total = dst_bytes(e), c = e->chunk;
+  while (e->xstep <= e->xlog + 1) {
+    uint32_t s = e->xstep;
+    bool snd, rcv, last = s == e->xlog + 1;
+    gex_Rank_t pr = xchg_partner(e, s, &snd, &rcv);
+    size_t first = (size_t)s * e->xfrags;
+    if (snd && !e->xsent) {
+      send_frags(e, pr, TAG_XCHG, first, e->acc->data, total, e->acc->data, total);
+      e->xsent = true;
+      *moved = 1;
+    }
+    if (rcv) {
+      unsigned char *into = e->dst; /* fold-out: the result itself */
+      if (!last) {
+        if (!e->asmb) e->asmb = msg_alloc(total);
+        into = e->asmb->data;
+      }
+      while (e->xgot < e->xfrags) {
+        struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_XCHG | (uint32_t)(first + e->xgot), pr);
+        if (!m) return 0;
+        size_t off = e->xgot * c;
+        recv_frag(e, m, into + off, total - off < c ? total - off : c);
+        e->xgot++;
+        *moved = 1;
+      }
+      if (!last && pr < t->head.rank) { /* partner's on the left, into acc ... */
+        while (snd && e->rdv && e->xacks < e->xfrags) { /* ... once it has read acc */
+          struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_ACK, pr);
+          if (!m) return 0;
+          msg_free(m);
+          e->rdv->acks_due--;
+          e->xacks++;
+          *moved = 1;
+        }
+        gexi_coll_combine(e, e->asmb->data, e->acc->data, e->dt_cnt);
+        msg_free(e->asmb);
+      } else if (!last) { /* mine on the left, into the partner's vector */
+        gexi_coll_combine(e, e->acc->data, e->asmb->data, e->dt_cnt);
+        acc_retire(e, snd);
+        e->acc = e->asmb;
+      }
+      e->asmb = NULL;
+    }
+    e->xstep++;
+    e->xsent = false;
+    e->xgot = e->xacks = 0;
+    *moved = 1;
+  }
+  if (e->acc) {
+    gex_Rank_t me = t->head.rank, rem = t->head.size - ((gex_Rank_t)1 << e->xlog);
+    if ((me >= 2 * rem || me % 2) && total) memcpy(e->dst, e->acc->data, total);
+    acc_retire(e, true);
+  }
+  return 1;
 }
 
 /* Broadcast root: everything goes out at once, fragment by fragment to
@@ -781,7 +899,9 @@ int gexi_cam_step(struct gexi_Event *e) {
         moved = 1;
       }
       break;
-    case GEXI_COLL_REDUCE: up_done = up_reduce(e, &moved); break;
+    case GEXI_COLL_REDUCE:
+      up_done = e->xchg ? xchg_reduce(e, &moved) : up_reduce(e, &moved);
+      break;
     case GEXI_COLL_GATHER: up_done = up_gather(e, &moved); break;
     default: break;
   }

@@ -34,6 +34,7 @@ struct gexi_env {
   uint32_t coll_radix;         /* GEX_COLL_RADIX, 2..64 (default 4) */
   uint64_t coll_rdv_min;       /* GEX_COLL_RDV_MIN: rendezvous from this payload (0: never) */
   size_t coll_rdv_chunk;       /* GEX_COLL_RDV_CHUNK: rendezvous fragment bytes */
+  int coll_xchg;               /* GEX_COLL_XCHG: ReduceToAll by exchange (default on) */
   int ad_force_am;             /* GEX_AD_FORCE_AM */
   int ad_native;               /* GEX_AD_NATIVE: -1 auto, 0, 1 */
   int ad_verbose;              /* GEX_AD_VERBOSE */

@@ -81,6 +81,14 @@ struct gexi_Event {
   bool flat_ok;          /* flat AM fallback on a hierarchical team (USER_NC order) */
   size_t chunk;          /* fragment size of this collective */
   struct gexi_cam_rdv *rdv; /* fragments move by rendezvous (RMA reads); owned */
+  /* ReduceToAll by recursive doubling (coll_am.c, "Exchange"). */
+  bool xchg;             /* runs as an exchange, not on the tree */
+  bool xsent;            /* my vector of the current step is sent */
+  uint32_t xstep;        /* current step: 0 fold-in, 1..xlog doubling, xlog+1 fold-out */
+  uint32_t xlog;         /* log2 of the largest power of two <= team size */
+  size_t xfrags;         /* fragments of one whole vector */
+  size_t xgot;           /* the partner's fragments received in this step */
+  size_t xacks;          /* rendezvous: the partner's ACKs of this step taken */
   /* Hierarchical path only (coll/coll_hier.c; guarded by the collective lock). */
   bool hier;             /* runs on the hierarchical path */
   struct gexi_Event *sub; /* leaders' AM-engine collective in progress (owned) */
