@@ -98,6 +98,7 @@ struct gexi_coll_am {
   bool force;     /* GEX_COLL_FORCE_AM */
   bool hier;      /* GEX_COLL_HIER (default 1) */
   _Atomic uint64_t rdv_reads; /* rendezvous fragments read (test hook) */
+  _Atomic uint64_t same_node_ams; /* client-collective AMs to this node (test hook) */
 };
 
 /* A rendezvous fragment's announcement: the payload of its Medium. */
@@ -124,8 +125,7 @@ struct gexi_cam_rdv {
 };
 
 /* Client-collective AMs sent to a process of this node (test hook). */
-static _Atomic uint64_t same_node_ams;
-uint64_t gexi_coll_same_node_ams(void) { return atomic_load(&same_node_ams); }
+uint64_t gexi_coll_same_node_ams(void) { return atomic_load(&gexi_ctx.coll_am->same_node_ams); }
 uint64_t gexi_coll_rdv_reads(void) { return atomic_load(&gexi_ctx.coll_am->rdv_reads); }
 
 /* ---- records, inbox ------------------------------------------------------ */
@@ -322,7 +322,7 @@ static void count_dest(const struct gexi_Event *e, gex_Rank_t to) {
   gex_Rank_t j = e->t->peers[to].jobrank;
   if (e->ckind != GEXI_COLL_GATHER && !e->flat_ok && j != gexi_ctx.rank &&
       gexi_ctx.local_index[j] != GEX_RANK_INVALID)
-    atomic_fetch_add_explicit(&same_node_ams, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&gexi_ctx.coll_am->same_node_ams, 1, memory_order_relaxed);
 }
 
 static void send_short(const struct gexi_Event *e, gex_Rank_t to, uint32_t seq, uint32_t tag) {
