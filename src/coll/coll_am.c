@@ -670,14 +670,47 @@ static gex_Rank_t xchg_partner(const struct gexi_Event *e, uint32_t s, bool *snd
   return xchg_real(v ^ ((gex_Rank_t)1 << (s - 1)), rem);
 }
 
+static bool overlap(const void *a, const void *b, size_t n) {
+  const unsigned char *x = a, *y = b;
+  return n && x < y + n && y < x + n;
+}
+
 static void xchg_start(struct gexi_Event *e) {
-  size_t total = dst_bytes(e);
   e->xchg = true;
   e->xlog = 0;
   while (((uint64_t)2 << e->xlog) <= e->t->head.size) e->xlog++;
-  e->xfrags = (total + e->chunk - 1) / e->chunk;
-  e->acc = msg_alloc(total);
-  if (total) memcpy(e->acc->data, e->src, total);
+  e->xfrags = (dst_bytes(e) + e->chunk - 1) / e->chunk;
+  e->xcur = e->src;
+}
+
+/* Fold the partner's vector (in e->asmb) into my partial result: the
+ * partner's on the left if lower.  The result lands in dst at my last
+ * doubling step, else in an engine buffer; it becomes e->xcur.  My previous
+ * partial may have been announced for reading: it is never written before
+ * the partner has acknowledged (then any buffer is free), and an engine
+ * buffer holding it is kept until completion. */
+static void xchg_fold(struct gexi_Event *e, unsigned char *into, bool lower, bool last) {
+  size_t total = dst_bytes(e);
+  unsigned char *out = into;
+  if (!lower) { /* mine on the left: into the partner's vector */
+    gexi_coll_combine(e, e->xcur, out, e->dt_cnt);
+    if (last && out != e->dst) {
+      memcpy(e->dst, out, total);
+      out = e->dst;
+    }
+  } else {
+    out = last ? e->dst : e->acc ? e->acc->data : (e->acc = msg_alloc(total))->data;
+    if (out != e->xcur) memmove(out, e->xcur, total); /* dst may be src */
+    gexi_coll_combine(e, into, out, e->dt_cnt);
+  }
+  if (e->acc && out != e->acc->data) acc_retire(e, true);
+  if (e->asmb && out == e->asmb->data) {
+    e->acc = e->asmb;
+  } else {
+    msg_free(e->asmb);
+  }
+  e->asmb = NULL;
+  e->xcur = out;
 }
 
 static int xchg_reduce(struct gexi_Event *e, int *moved) {
@@ -685,17 +718,23 @@ static int xchg_reduce(struct gexi_Event *e, int *moved) {
   size_t total = dst_bytes(e), c = e->chunk;
   while (e->xstep <= e->xlog + 1) {
     uint32_t s = e->xstep;
-    bool snd, rcv, last = s == e->xlog + 1;
+    bool snd, rcv, fold_out = s == e->xlog + 1;
     gex_Rank_t pr = xchg_partner(e, s, &snd, &rcv);
     size_t first = (size_t)s * e->xfrags;
     if (snd && !e->xsent) {
-      send_frags(e, pr, TAG_XCHG, first, e->acc->data, total, e->acc->data, total);
+      const void *base = e->xcur;
+      send_frags(e, pr, TAG_XCHG, first, base, total, base, total);
       e->xsent = true;
       *moved = 1;
     }
     if (rcv) {
-      unsigned char *into = e->dst; /* fold-out: the result itself */
-      if (!last) {
+      /* Straight into dst: the fold-out's result, and the partner's operand
+       * of my last fold when mine is the left one (unless dst overlaps my
+       * partial: in place, the partner may still be reading it). */
+      bool lower = pr < t->head.rank, last = s == e->xlog;
+      bool dst_cur = overlap(e->dst, e->xcur, total);
+      unsigned char *into = e->dst;
+      if (!fold_out && !(last && !lower && !dst_cur)) {
         if (!e->asmb) e->asmb = msg_alloc(total);
         into = e->asmb->data;
       }
@@ -707,34 +746,27 @@ static int xchg_reduce(struct gexi_Event *e, int *moved) {
         e->xgot++;
         *moved = 1;
       }
-      if (!last && pr < t->head.rank) { /* partner's on the left, into acc ... */
-        while (snd && e->rdv && e->xacks < e->xfrags) { /* ... once it has read acc */
-          struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_ACK, pr);
-          if (!m) return 0;
-          msg_free(m);
-          e->rdv->acks_due--;
-          e->xacks++;
-          *moved = 1;
-        }
-        gexi_coll_combine(e, e->asmb->data, e->acc->data, e->dt_cnt);
-        msg_free(e->asmb);
-      } else if (!last) { /* mine on the left, into the partner's vector */
-        gexi_coll_combine(e, e->acc->data, e->asmb->data, e->dt_cnt);
-        acc_retire(e, snd);
-        e->acc = e->asmb;
+      /* The fold writes my partial's buffer: acc, or dst when in place. */
+      bool overwrite = lower ? (last ? dst_cur : e->acc != NULL) : last && dst_cur;
+      while (!fold_out && overwrite && snd && e->rdv && e->xacks < e->xfrags) {
+        struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_ACK, pr);
+        if (!m) return 0;
+        msg_free(m);
+        e->rdv->acks_due--;
+        e->xacks++;
+        *moved = 1;
       }
-      e->asmb = NULL;
+      if (!fold_out) xchg_fold(e, into, lower, last);
     }
     e->xstep++;
     e->xsent = false;
     e->xgot = e->xacks = 0;
     *moved = 1;
   }
-  if (e->acc) {
-    gex_Rank_t me = t->head.rank, rem = t->head.size - ((gex_Rank_t)1 << e->xlog);
-    if ((me >= 2 * rem || me % 2) && total) memcpy(e->dst, e->acc->data, total);
-    acc_retire(e, true);
-  }
+  gex_Rank_t me = t->head.rank, rem = t->head.size - ((gex_Rank_t)1 << e->xlog);
+  if ((me >= 2 * rem || me % 2) && e->xcur != e->dst && total) /* a team of one */
+    memmove(e->dst, e->xcur, total);
+  if (e->acc) acc_retire(e, true);
   return 1;
 }
 

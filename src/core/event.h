@@ -89,6 +89,7 @@ struct gexi_Event {
   size_t xfrags;         /* fragments of one whole vector */
   size_t xgot;           /* the partner's fragments received in this step */
   size_t xacks;          /* rendezvous: the partner's ACKs of this step taken */
+  const void *xcur;      /* my partial result: src, an engine buffer (acc) or dst */
   /* Hierarchical path only (coll/coll_hier.c; guarded by the collective lock). */
   bool hier;             /* runs on the hierarchical path */
   struct gexi_Event *sub; /* leaders' AM-engine collective in progress (owned) */
