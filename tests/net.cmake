@@ -11,7 +11,9 @@
 #   net_tcpmrecv_<test>_n3 tcp;ofi_rxm with multi-receive AM buffers forced
 #   net_mixflat*_, net_mixforce_  collective/team tests in mixed topologies with
 #                          the hierarchy off (GEX_COLL_HIER=0) or flat AM forced
-# Labels: net, net_tcp, net_shm, net_mix, net_credit, net_tcpmrecv, net_mixflat, net_mixforce.  The two-host runs in
+#   net_default_<test>_n<N>  GEX_SUPERNODE_MAXSIZE=1, the provider libgex picks
+# Labels: net, net_tcp, net_shm, net_mix, net_credit, net_tcpmrecv, net_mixflat, net_mixforce,
+# net_default.  The two-host runs in
 # network namespaces (netns_tcp_*, netns_udp_*) are at the end of this file.
 if(NOT GEX_HAVE_OFI)
   message(STATUS "libgex tests: built without libfabric, network tests are not registered")
@@ -43,6 +45,12 @@ foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_net_run(shm ${t} 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=shm)
   gex_add_net_run(mix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
 endforeach()
+# The provider libgex picks by itself (docs/network.md, "Choosing a
+# provider"; net on libfabric 1.17): the suite at 2 ranks, and atomics,
+# teams, collectives and VIS at 3.
+foreach(t IN LISTS GEX_NET_SUITE)
+  gex_add_net_run(default ${t} 2 GEX_SUPERNODE_MAXSIZE=1)
+endforeach()
 # The diagnostics' injected faults must be caught over the network too.
 add_test(NAME net_tcp_t_diagnostics_fault_n2
   COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --
@@ -66,6 +74,7 @@ set(GEX_NET_SUITE5 t_atomic t_atomic_contend t_atomic_order t_coalesce t_coll t_
 foreach(t IN LISTS GEX_NET_SUITE5)
   gex_add_net_run(tcp ${t} 3 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
   gex_add_net_run(mix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
+  gex_add_net_run(default ${t} 3 GEX_SUPERNODE_MAXSIZE=1)
 endforeach()
 # The GASNet-1 layer (src/legacy) over the network too.
 set(GEX_NET_LEGACY t_legacy_rma t_legacy_am t_legacy_barrier)

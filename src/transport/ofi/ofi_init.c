@@ -3,8 +3,8 @@
  *
  * Selection: GEX_OFI_PROVIDER (or libfabric's own FI_PROVIDER, which filters
  * fi_getinfo itself) names the provider; GEX_OFI_DOMAIN the domain
- * (interface).  Otherwise the first provider in libfabric's order that
- * offers an RDM endpoint with RMA and multi-receive messages, skipping the
+ * (interface).  Otherwise the best-ranked provider (prov_rank) that offers
+ * an RDM endpoint with RMA and multi-receive messages, skipping the
  * node-local 'shm' provider when ranks are on several hosts and preferring
  * the loopback interface when every rank shares one host's network stack.
  * Every rank must pick the same provider; this is checked at the address
@@ -64,11 +64,29 @@ static struct fi_info *make_hints(const char *prov, int want_dc, int want_saw, i
   return h;
 }
 
+/* Default order among the providers libfabric offers (lower first): the
+ * software providers by the 8-byte round trips measured over them
+ * (docs/network.md, "Choosing a provider"), then any other software one;
+ * every other provider (the NIC ones: verbs, cxi, efa, psm3, ...) before
+ * them all, in libfabric's own order. */
+static int prov_rank(const char *pn) {
+  static const char *const soft[] = {"net", "tcp;ofi_rxm", "sockets", "udp;ofi_rxd", "shm"};
+  size_t n = sizeof soft / sizeof *soft;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(pn, soft[i]) == 0) return (int)i + 1;
+  static const char *const soft_core[] = {"net", "tcp", "udp", "sockets", "shm"};
+  size_t core = strcspn(pn, ";"); /* the core provider, before any utility layer */
+  for (size_t i = 0; i < sizeof soft_core / sizeof *soft_core; i++)
+    if (strlen(soft_core[i]) == core && strncmp(pn, soft_core[i], core) == 0) return (int)n + 1;
+  return 0;
+}
+
 /* Pick one entry of the list; NULL if none fits. */
 static struct fi_info *pick(struct fi_info *list, int one_host) {
   const char *dom = gexi_ctx.env.ofi_domain;
   int explicit_prov = gexi_ctx.env.ofi_provider != NULL;
   struct fi_info *first = NULL, *loop = NULL;
+  int best = 0;
   for (struct fi_info *fi = list; fi; fi = fi->next) {
     const char *pn = fi->fabric_attr->prov_name;
     if (dom) {
@@ -78,8 +96,14 @@ static struct fi_info *pick(struct fi_info *list, int one_host) {
     /* 'shm' reaches only this host, so never pick it by default across hosts. */
     if (!explicit_prov && !one_host && strcmp(pn, "shm") == 0) continue;
     if (!one_host && is_loopback(fi)) continue;
-    if (is_loopback(fi) && !loop) loop = fi;
-    if (!first) first = fi;
+    int r = prov_rank(pn);
+    if (first && r >= best) {
+      if (!loop && is_loopback(fi) && strcmp(pn, first->fabric_attr->prov_name) == 0) loop = fi;
+      continue;
+    }
+    first = fi; /* the best-ranked provider so far: its first entry */
+    best = r;
+    loop = is_loopback(fi) ? fi : NULL;
   }
   if (one_host && loop && (!first || strcmp(loop->fabric_attr->prov_name,
                                             first->fabric_attr->prov_name) == 0))
