@@ -136,9 +136,11 @@ set_property(TEST net_tcp_t_coalesce_n7 net_shm_t_coalesce_n3 net_udp_t_coalesce
 # fragment was read (t_coll_samenode.h).
 set(_rdv GEX_COLL_RDV_MIN=1 GEX_COLL_RDV_CHUNK=1000 GEX_TEST_RDV=+)
 # ReduceToAll runs as an exchange (recursive doubling) except in
-# net_tcprdv_t_coll_n4 and net_tcpnordv_t_collam_n3 (GEX_COLL_XCHG=0: the tree).
-gex_add_net_run(tcprdv t_coll 4 GEX_SUPERNODE_MAXSIZE=1 GEX_COLL_XCHG=0 ${_rdv} ${_tcp})
-gex_add_net_run(tcprdv t_collam 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} ${_tcp})
+# net_tcprdv_t_collam_n4 and net_tcpnordv_t_collam_n3 (GEX_COLL_XCHG=0: the
+# tree).  t_coll's ReduceToAll is in place: the exchange must not write a
+# buffer its partner is still reading.
+gex_add_net_run(tcprdv t_coll 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} ${_tcp})
+gex_add_net_run(tcprdv t_collam 4 GEX_SUPERNODE_MAXSIZE=1 GEX_COLL_XCHG=0 ${_rdv} ${_tcp})
 set_property(TEST net_tcprdv_t_coll_n4 net_tcprdv_t_collam_n4 APPEND PROPERTY LABELS "collam;coll;rdv")
 gex_add_net_run(mix3rdv t_collam 7 GEX_SUPERNODE_MAXSIZE=3 GEX_TEST_SAME_NODE_AMS=0 ${_rdv} ${_tcp})
 gex_add_net_run(udprdv t_collam 3 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
