@@ -77,6 +77,8 @@
  * costs 256 page faults. */
 #define FREE_BIG_MAX 4
 #define RDV_MAGIC 0x6c676572u
+/* Rendezvous fragments read at once (one sender's, consecutive). */
+#define RDV_BATCH 8
 
 struct gexi_cam_msg {
   struct gexi_cam_msg *next;
@@ -399,23 +401,41 @@ static void send_frag(struct gexi_Event *e, gex_Rank_t to, uint32_t tag, const v
   send_medium(e, to, e->seq, tag, &d, sizeof d);
 }
 
-/* The len bytes of fragment message m into dst: copied from it, or read
- * from its sender (and acknowledged).  Frees m. */
-static void recv_frag(struct gexi_Event *e, struct gexi_cam_msg *m, void *dst, size_t len) {
+/* The n fragment messages m[i] into dst[i] (len[i] bytes each): copied
+ * from them, or read from their senders, all reads of one sender in flight
+ * at once, and acknowledged.  Frees them. */
+static void recv_frags(struct gexi_Event *e, size_t n, struct gexi_cam_msg *const *m,
+                       void *const *dst, const size_t *len) {
   if (!e->rdv) {
-    if (m->nbytes != len) mismatch(e, m->src, m->nbytes, len);
-    memcpy(dst, m->data, len);
-    msg_free(m);
+    for (size_t i = 0; i < n; i++) {
+      if (m[i]->nbytes != len[i]) mismatch(e, m[i]->src, m[i]->nbytes, len[i]);
+      memcpy(dst[i], m[i]->data, len[i]);
+      msg_free(m[i]);
+    }
     return;
   }
-  struct rdv_desc d;
-  if (m->nbytes != sizeof d || m->src >= e->t->head.size) mismatch(e, m->src, m->nbytes, len);
-  memcpy(&d, m->data, sizeof d);
-  if (d.magic != RDV_MAGIC || d.len != len) mismatch(e, m->src, d.len, len);
-  gexi_ctx.net->get_exposed(e->t->peers[m->src].jobrank, dst, d.raddr, d.key, len);
-  atomic_fetch_add_explicit(&gexi_ctx.coll_am->rdv_reads, 1, memory_order_relaxed);
-  send_short(e, m->src, e->seq, TAG_ACK);
-  msg_free(m);
+  struct gexi_exposed_read r[RDV_BATCH];
+  for (size_t i = 0; i < n; i++) {
+    struct rdv_desc d;
+    if (m[i]->nbytes != sizeof d || m[i]->src >= e->t->head.size)
+      mismatch(e, m[i]->src, m[i]->nbytes, len[i]);
+    memcpy(&d, m[i]->data, sizeof d);
+    if (d.magic != RDV_MAGIC || d.len != len[i]) mismatch(e, m[i]->src, d.len, len[i]);
+    r[i] = (struct gexi_exposed_read){dst[i], d.raddr, d.key, len[i]};
+  }
+  for (size_t i = 0, j; i < n; i = j) { /* runs of one sender */
+    for (j = i + 1; j < n && m[j]->src == m[i]->src;) j++;
+    gexi_ctx.net->get_exposed(e->t->peers[m[i]->src].jobrank, j - i, r + i);
+  }
+  atomic_fetch_add_explicit(&gexi_ctx.coll_am->rdv_reads, n, memory_order_relaxed);
+  for (size_t i = 0; i < n; i++) {
+    send_short(e, m[i]->src, e->seq, TAG_ACK);
+    msg_free(m[i]);
+  }
+}
+
+static void recv_frag(struct gexi_Event *e, struct gexi_cam_msg *m, void *dst, size_t len) {
+  recv_frags(e, 1, &m, &dst, &len);
 }
 
 /* Every announcement of e acknowledged? */
@@ -906,16 +926,26 @@ static int down(struct gexi_Event *e, int *moved) {
   struct gexi_team *t = e->t;
   bool fwd = !(e->ckind == GEXI_COLL_REDUCE && e->root != GEX_RANK_INVALID);
   while (e->down_frag < e->down_total) {
-    size_t g = e->down_frag, off, len;
-    struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_DOWN | (uint32_t)g, ANY_SRC);
-    if (!m) return 0;
-    frag_range(e, g, &off, &len);
-    recv_frag(e, m, (char *)e->dst + off, len);
-    if (fwd)
+    /* The next fragments that are here (by rendezvous: read together; a
+     * 1 MiB broadcast over net, 2 fragments: 4 ranks 477 against 531 us, 2
+     * ranks 135 against 142.  The exchange reads one at a time: together,
+     * its 1 MiB ReduceToAll at 4 ranks took 7% longer). */
+    struct gexi_cam_msg *m[RDV_BATCH];
+    void *d[RDV_BATCH];
+    size_t off[RDV_BATCH], len[RDV_BATCH], k = 0, most = e->rdv ? RDV_BATCH : 1;
+    for (; k < most && e->down_frag + k < e->down_total; k++) {
+      size_t g = e->down_frag + k;
+      if (!(m[k] = take(t->slot, e->seq, TAG_DOWN | (uint32_t)g, ANY_SRC))) break;
+      frag_range(e, g, &off[k], &len[k]);
+      d[k] = (char *)e->dst + off[k];
+    }
+    if (!k) return 0;
+    recv_frags(e, k, m, d, len);
+    for (size_t f = 0; fwd && f < k; f++)
       for (gex_Rank_t i = 0; i < e->nkids; i++)
-        send_frag(e, rank_of(e, e->kids[i]), TAG_DOWN | (uint32_t)g, e->dst, dst_bytes(e),
-                  (char *)e->dst + off, len);
-    e->down_frag++;
+        send_frag(e, rank_of(e, e->kids[i]), TAG_DOWN | (uint32_t)(e->down_frag + f), e->dst,
+                  dst_bytes(e), (char *)e->dst + off[f], len[f]);
+    e->down_frag += k;
     *moved = 1;
   }
   return 1;

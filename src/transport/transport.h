@@ -9,6 +9,13 @@
 
 #include "am/am.h"
 
+/* One read of get_exposed (below). */
+struct gexi_exposed_read {
+  void *dest;
+  uint64_t raddr, key;
+  size_t nbytes;
+};
+
 struct gexi_net_ops {
   const char *name;
   /* Run completions and deliver received AMs; returns work done. */
@@ -75,14 +82,14 @@ struct gexi_net_ops {
   /* Rendezvous (coll/coll_am.c): expose opens [buf, buf+len) of this
    * process to remote reads until unexpose(handle), and returns in *key and
    * *raddr what a peer passes to get_exposed to read byte 0 of it.
-   * get_exposed reads nbytes at raddr of the region 'key' that jobrank
-   * exposed into dest (any local memory) and returns once they are there;
-   * a region the peer did not expose, or a read past its end, ends the
-   * job with the provider's error. */
+   * get_exposed makes the n reads r[] from regions jobrank exposed (r[i]:
+   * nbytes at raddr of region 'key' into dest, any local memory), all in
+   * flight at once, and returns once every one is done; a region the peer
+   * did not expose, or a read past its end, ends the job with the
+   * provider's error. */
   void *(*expose)(const void *buf, size_t len, uint64_t *key, uint64_t *raddr);
   void (*unexpose)(void *handle);
-  void (*get_exposed)(gex_Rank_t jobrank, void *dest, uint64_t raddr, uint64_t key,
-                      size_t nbytes);
+  void (*get_exposed)(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_read *r);
 };
 
 #endif

@@ -250,19 +250,26 @@ gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex
   }
 }
 
-void gexi_ofi_get_exposed(gex_Rank_t j, void *dest, uint64_t raddr, uint64_t key,
-                          size_t nbytes) {
+void gexi_ofi_get_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_read *r) {
   struct gexi_ofi *o = gexi_ctx.ofi;
-  struct ofi_op op = {.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
-  struct fid_mr *tmp = NULL;
-  void *desc = gexi_ofi_local_desc(dest, nbytes, FI_READ, &tmp);
-  op.tmp_mr = tmp;
-  struct iovec iov = {dest, nbytes};
-  struct fi_rma_iov riov = {raddr, nbytes, key};
-  struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
-                           .rma_iov = &riov, .rma_iov_count = 1, .context = &op.fctx};
-  OFI_RETRY(fi_readmsg(o->ep, &msg, FI_COMPLETION), GEXI_POLL_ALL, "fi_readmsg");
-  gexi_ofi_wait_op(&op, GEXI_POLL_ALL);
+  enum { BATCH = 8 };
+  for (size_t first = 0; first < n; first += BATCH) {
+    struct ofi_op op[BATCH];
+    size_t k = n - first < BATCH ? n - first : BATCH;
+    for (size_t i = 0; i < k; i++) {
+      const struct gexi_exposed_read *x = &r[first + i];
+      op[i] = (struct ofi_op){.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT, .peer = j};
+      struct fid_mr *tmp = NULL;
+      void *desc = gexi_ofi_local_desc(x->dest, x->nbytes, FI_READ, &tmp);
+      op[i].tmp_mr = tmp;
+      struct iovec iov = {x->dest, x->nbytes};
+      struct fi_rma_iov riov = {x->raddr, x->nbytes, x->key};
+      struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
+                               .rma_iov = &riov, .rma_iov_count = 1, .context = &op[i].fctx};
+      OFI_RETRY(fi_readmsg(o->ep, &msg, FI_COMPLETION), GEXI_POLL_ALL, "fi_readmsg");
+    }
+    for (size_t i = 0; i < k; i++) gexi_ofi_wait_op(&op[i], GEXI_POLL_ALL);
+  }
 }
 
 static int tracker_busy(struct gexi_net_nbi *t, gex_EC_t mask) {
