@@ -709,12 +709,12 @@ static void xchg_start(struct gexi_Event *e) {
   e->xcur = e->src;
 }
 
-/* Fold the partner's vector (in e->asmb) into my partial result: the
- * partner's on the left if lower.  The result lands in dst at my last
- * doubling step, else in an engine buffer; it becomes e->xcur.  My previous
- * partial may have been announced for reading: it is never written before
- * the partner has acknowledged (then any buffer is free), and an engine
- * buffer holding it is kept until completion. */
+/* Fold the partner's vector (at 'into': e->asmb, or dst) into my partial
+ * result e->xcur, the partner's on the left if lower.  The result lands in
+ * dst at my last doubling step, else in an engine buffer, and becomes
+ * e->xcur.  The caller has waited for the partner's ACKs if this writes a
+ * buffer the partner may be reading; an engine buffer that held an
+ * announced partial is kept until completion (acc_retire). */
 static void xchg_fold(struct gexi_Event *e, unsigned char *into, bool lower, bool last) {
   size_t total = dst_bytes(e);
   unsigned char *out = into;
