@@ -70,7 +70,7 @@ static struct fi_info *make_hints(const char *prov, int want_dc, int want_saw, i
  * every other provider (the NIC ones: verbs, cxi, efa, psm3, ...) before
  * them all, in libfabric's own order. */
 static int prov_rank(const char *pn) {
-  static const char *const soft[] = {"net", "tcp;ofi_rxm", "sockets", "udp;ofi_rxd", "shm"};
+  static const char *const soft[] = {"net", "tcp;ofi_rxm", "udp;ofi_rxd", "shm"};
   size_t n = sizeof soft / sizeof *soft;
   for (size_t i = 0; i < n; i++)
     if (strcmp(pn, soft[i]) == 0) return (int)i + 1;
