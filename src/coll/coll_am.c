@@ -661,7 +661,8 @@ static void send_frags(struct gexi_Event *e, gex_Rank_t to, uint32_t kind, size_
  * waits for the result at step xlog+1 (fold-out).  The other p ranks take
  * virtual ranks v (odd r < 2*rem: r/2; r >= 2*rem: r - rem), and at steps
  * s = 1..xlog exchange their whole partial results with virtual rank
- * v ^ 2^(s-1), folding lower op higher.  Each virtual rank stands for a
+ * v ^ 2^(s-1), folding lower op higher (or, where the operands commute bit
+ * for bit, mine op partner's: no copy of mine).  Each virtual rank stands for a
  * contiguous range of team ranks and, before step s, each partner holds the
  * fold of an aligned block of 2^(s-1) virtual ranks, so every fold keeps
  * rank order (GEX_OP_USER_NC) and both partners compute the same result
@@ -699,6 +700,17 @@ static gex_Rank_t xchg_partner(const struct gexi_Event *e, uint32_t s, bool *snd
 static bool overlap(const void *a, const void *b, size_t n) {
   const unsigned char *x = a, *y = b;
   return n && x < y + n && y < x + n;
+}
+
+/* Whether x op y and y op x are the same bytes for every x, y: the built-in
+ * operators on integers.  (Not floating point: MIN and MAX with signed
+ * zeros or NaNs, and ADD of two NaNs, depend on the order.) */
+static bool bitwise_commutes(const struct gexi_Event *e) {
+  switch (e->dt) {
+    case GEX_DT_I32: case GEX_DT_U32: case GEX_DT_I64: case GEX_DT_U64:
+      return e->op != GEX_OP_USER && e->op != GEX_OP_USER_NC;
+    default: return false;
+  }
 }
 
 static void xchg_start(struct gexi_Event *e) {
@@ -757,7 +769,10 @@ static int xchg_reduce(struct gexi_Event *e, int *moved) {
       /* Straight into dst: the fold-out's result, and the partner's operand
        * of my last fold when mine is the left one (unless dst overlaps my
        * partial: in place, the partner may still be reading it). */
-      bool lower = pr < t->head.rank, last = s == e->xlog;
+      /* 'lower': the partner's operand goes on the left, into my partial.
+       * Where the order does not change the bytes, mine goes on the left
+       * whoever is lower: into the partner's vector, no copy of mine. */
+      bool lower = pr < t->head.rank && !bitwise_commutes(e), last = s == e->xlog;
       bool dst_cur = overlap(e->dst, e->xcur, total);
       unsigned char *into = e->dst;
       if (!fold_out && !(last && !lower && !dst_cur)) {
