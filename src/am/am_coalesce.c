@@ -106,7 +106,11 @@ static struct gexi_co_batches *batches_new(void) {
   return s;
 }
 
-/* Send jobrank j's batch (nrec > 0).  Returns non-zero only if 'flags' has
+static uint32_t nrec(const struct gexi_co_batch *b) {
+  return b->count[0] + b->count[1] + b->count[2];
+}
+
+/* Send jobrank j's batch (nrec(b) > 0).  Returns non-zero only if 'flags' has
  * GEX_FLAG_IMMEDIATE and the AM layer refused; the batch is kept then. */
 static int send_one(struct gexi_co_batches *s, gex_Rank_t j, gex_Flags_t flags) {
   struct gexi_co_batch *b = s->peer[j];
@@ -125,7 +129,7 @@ static int send_one(struct gexi_co_batches *s, gex_Rank_t j, gex_Flags_t flags) 
       if (c[k]) gexi_am_counter_done(c[k], b->count[k]);
     return rc;
   }
-  b->bytes = b->nrec = b->nfetch = 0;
+  b->bytes = b->nfetch = 0;
   b->count[0] = b->count[1] = b->count[2] = 0;
   if (b->listed) {
     b->room = s->cap_bytes;
@@ -141,7 +145,7 @@ static void flush_all(void) {
   /* Send first, unlist after: a send that polls finds 'sending' set. */
   for (uint32_t i = 0; i < s->nopen; i++) {
     struct gexi_co_batch *b = s->peer[s->open[i]];
-    if (b->nrec) send_one(s, s->open[i], 0);
+    if (nrec(b)) send_one(s, s->open[i], 0);
     b->listed = 0;
     b->room = b->recs_left = 0;
   }
@@ -162,14 +166,15 @@ void *gexi_co_append(gex_Rank_t j, int kind, int cat, uint32_t len, int fetch,
     s->peer[j] = b;
   }
   const uint32_t need = GEXI_CO_HDR + padded(len);
-  if (b->nrec && (need > s->cap_bytes - b->bytes || b->nrec == s->cap_ops ||
-                  (fetch && b->nfetch == s->cap_fetch)) &&
+  uint32_t n = nrec(b);
+  if (n && (need > s->cap_bytes - b->bytes || n == s->cap_ops ||
+            (fetch && b->nfetch == s->cap_fetch)) &&
       send_one(s, j, flags))
     return NULL; /* IMMEDIATE refusal */
   if (!b->listed) {
     b->listed = 1;
     b->room = s->cap_bytes - b->bytes;
-    b->recs_left = s->cap_ops - b->nrec;
+    b->recs_left = s->cap_ops - nrec(b);
     s->open[s->nopen++] = j;
     gexi_tls.flush_deferred = flush_all;
     gexi_tls.nbi_maybe = 1;

@@ -55,11 +55,11 @@ static inline int gexi_co_now(void) {
  * owns them; the fields are here for the inline fast path below). */
 struct gexi_co_batch {
   uint32_t bytes;    /* of records in buf */
-  uint32_t nrec, nfetch;
-  uint32_t count[3]; /* records by category */
+  uint32_t nfetch;
+  uint32_t count[3]; /* records by category (their sum: the batch's records) */
   int listed;        /* on the thread's 'open' list (then flush_deferred is set) */
   /* What the fast path may still append: record bytes and records.  Both 0
-   * unless listed; otherwise cap_bytes - bytes and cap_ops - nrec. */
+   * unless listed; otherwise cap_bytes - bytes and cap_ops - records. */
   uint32_t room, recs_left;
   uint64_t buf[];    /* cap_bytes bytes of records */
 };
@@ -104,7 +104,6 @@ static inline void *gexi_co_try_append(gex_Rank_t j, int kind, int cat, uint32_t
   memcpy(r, &h, 8);
   b->bytes += need;
   b->room -= need;
-  b->nrec++;
   b->recs_left--;
   b->nfetch += fetch != 0;
   b->count[cat]++;
