@@ -182,9 +182,9 @@ static void msg_free(struct gexi_cam_msg *m) {
     /* Full: the smallest record gives way to a larger one (a run of larger
      * collectives would otherwise never be served from the cache). */
     struct gexi_cam_msg **small = NULL;
-    for (struct gexi_cam_msg **pp = &c->free_big; *pp && c->nfree_big == FREE_BIG_MAX;
-         pp = &(*pp)->next)
-      if ((*pp)->cap < m->cap && (!small || (*pp)->cap < (*small)->cap)) small = pp;
+    if (c->nfree_big == FREE_BIG_MAX)
+      for (struct gexi_cam_msg **pp = &c->free_big; *pp; pp = &(*pp)->next)
+        if ((*pp)->cap < m->cap && (!small || (*pp)->cap < (*small)->cap)) small = pp;
     if (small) {
       victim = *small;
       *small = victim->next;
@@ -766,16 +766,18 @@ static int xchg_reduce(struct gexi_Event *e, int *moved) {
       *moved = 1;
     }
     if (rcv) {
-      /* Straight into dst: the fold-out's result, and the partner's operand
-       * of my last fold when mine is the left one (unless dst overlaps my
-       * partial: in place, the partner may still be reading it). */
       /* 'lower': the partner's operand goes on the left, into my partial.
        * Where the order does not change the bytes, mine goes on the left
-       * whoever is lower: into the partner's vector, no copy of mine. */
+       * whoever is lower: into the partner's vector, no copy of mine.
+       * 'dst_busy': dst holds my partial, or src (in place), which an
+       * earlier step's partner may still be reading. */
       bool lower = pr < t->head.rank && !bitwise_commutes(e), last = s == e->xlog;
-      bool dst_cur = overlap(e->dst, e->xcur, total);
+      bool dst_busy = overlap(e->dst, e->xcur, total) || overlap(e->dst, e->src, total);
+      /* Straight into dst: the fold-out's result (its sender has read all
+       * it wanted from me), and the partner's operand of my last fold when
+       * mine is the left one and dst is free. */
       unsigned char *into = e->dst;
-      if (!fold_out && !(last && !lower && !dst_cur)) {
+      if (!fold_out && !(last && !lower && !dst_busy)) {
         if (!e->asmb) e->asmb = msg_alloc(total);
         into = e->asmb->data;
       }
@@ -787,9 +789,11 @@ static int xchg_reduce(struct gexi_Event *e, int *moved) {
         e->xgot++;
         *moved = 1;
       }
-      /* The fold writes my partial's buffer: acc, or dst when in place. */
-      bool overwrite = lower ? (last ? dst_cur : e->acc != NULL) : last && dst_cur;
-      while (!fold_out && overwrite && snd && e->rdv && e->xacks < e->xfrags) {
+      /* Before the fold writes a buffer a reader may still need: dst when
+       * busy (every ACK of this collective so far), or acc, my partial of
+       * this step (this partner's ACKs). */
+      if (!fold_out && e->rdv && last && dst_busy && !rdv_acked(e, moved)) return 0;
+      while (!fold_out && e->rdv && lower && !last && e->acc && e->xacks < e->xfrags) {
         struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_ACK, pr);
         if (!m) return 0;
         msg_free(m);
@@ -797,15 +801,17 @@ static int xchg_reduce(struct gexi_Event *e, int *moved) {
         e->xacks++;
         *moved = 1;
       }
-      if (!fold_out) xchg_fold(e, into, lower, last);
+      if (fold_out)
+        e->xcur = e->dst;
+      else
+        xchg_fold(e, into, lower, last);
     }
     e->xstep++;
     e->xsent = false;
     e->xgot = e->xacks = 0;
     *moved = 1;
   }
-  gex_Rank_t me = t->head.rank, rem = t->head.size - ((gex_Rank_t)1 << e->xlog);
-  if ((me >= 2 * rem || me % 2) && e->xcur != e->dst && total) /* a team of one */
+  if (e->xcur != e->dst && total) /* a team of one */
     memmove(e->dst, e->xcur, total);
   if (e->acc) acc_retire(e, true);
   return 1;
