@@ -81,7 +81,7 @@ struct gexi_Event {
   bool flat_ok;          /* flat AM fallback on a hierarchical team (USER_NC order) */
   size_t chunk;          /* fragment size of this collective */
   struct gexi_cam_rdv *rdv; /* fragments move by rendezvous (RMA reads); owned */
-  /* ReduceToAll by recursive doubling (coll_am.c, "Exchange"). */
+  /* ReduceToAll by recursive doubling (coll_am.c, "ReduceToAll: recursive doubling"). */
   bool xchg;             /* runs as an exchange, not on the tree */
   bool xsent;            /* my vector of the current step is sent */
   uint32_t xstep;        /* current step: 0 fold-in, 1..xlog doubling, xlog+1 fold-out */

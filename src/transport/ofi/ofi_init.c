@@ -105,10 +105,7 @@ static struct fi_info *pick(struct fi_info *list, int one_host) {
     best = r;
     loop = is_loopback(fi) ? fi : NULL;
   }
-  if (one_host && loop && (!first || strcmp(loop->fabric_attr->prov_name,
-                                            first->fabric_attr->prov_name) == 0))
-    return loop;
-  return first;
+  return one_host && loop ? loop : first; /* loop is an entry of first's provider */
 }
 
 /* Address exchange record. */
