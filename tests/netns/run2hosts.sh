@@ -18,8 +18,9 @@
 # to the second host.
 #
 # After the job, no process may be left in either namespace.  With --post
-# CMD, CMD (split on spaces) is run with the path of a file holding the
-# job's output appended, and must succeed too.
+# CMD, CMD (split on spaces, @NS1@ and @NS2@ replaced) is run with the path
+# of a file holding the job's output appended, and must succeed too; it
+# runs before the namespaces are deleted.
 # Exit status: that of expect.sh (0 ok, 1 failed), 1 if something else
 # failed, 77 (with a SKIP line) if namespaces cannot be created here.
 set -u
@@ -76,6 +77,8 @@ if [ -n "$left" ]; then
   rc=1
 fi
 if [ -n "$post" ]; then
+  post=${post//@NS1@/$ns1}
+  post=${post//@NS2@/$ns2}
   # shellcheck disable=SC2086
   if ! $post "$out"; then
     echo "run2hosts.sh: FAILED: $post"

@@ -219,12 +219,36 @@ static const struct gexi_net_ops ofi_ops = {
     .get_exposed = gexi_ofi_get_exposed,
 };
 
+/* udp;ofi_rxd's window: it sends up to FI_OFI_RXD_MAX_UNACKED packets (128
+ * by default) to each peer before waiting for an acknowledgement.  A few
+ * peers' windows at once overflow the receiving UDP socket (t_hsl, 4 ranks
+ * on two hosts: 185 000 packets dropped by the kernel in a 3 s run), and
+ * libfabric 1.17's rxd, retransmitting them, now and then loses a message
+ * for good: the job hangs with AM credit that never comes back (about one
+ * run in 40 of that test at 10 times its iterations).  Sharing 32 packets
+ * among the off-host peers, 4 to 16 each, dropped none at 4 ranks on two
+ * hosts and at 7 on one.  It makes the loss rarer, not impossible: rxd also
+ * retransmits when a peer is slow to answer (an oversubscribed machine)
+ * (docs/network.md).  Set before the first fi_getinfo, when libfabric reads
+ * it; a value in the environment wins. */
+static void rxd_window(void) {
+  if (getenv("FI_OFI_RXD_MAX_UNACKED")) return;
+  gex_Rank_t noff = gexi_ctx.size - gexi_ctx.nbrhd_size;
+  unsigned w = noff ? 32u / noff : 16u;
+  if (w > 16) w = 16;
+  if (w < 4) w = 4;
+  char val[16];
+  snprintf(val, sizeof val, "%u", w);
+  setenv("FI_OFI_RXD_MAX_UNACKED", val, 0);
+}
+
 void gexi_ofi_start(int one_host) {
   struct gexi_ofi *o = calloc(1, sizeof *o);
   if (!o) gexi_fatal("out of memory");
   /* Published with release: gexi_ofi_at_exit may read it from another thread. */
   __atomic_store_n(&gexi_ctx.ofi, o, __ATOMIC_RELEASE);
   const char *prov = gexi_ctx.env.ofi_provider, *dom = gexi_ctx.env.ofi_domain;
+  rxd_window();
   /* Try for delivery-complete writes and send-after-write order first; fall
    * back to what the provider has (and flush / wait instead). */
   /* The sender of every message should come from the provider (FI_SOURCE,
