@@ -166,6 +166,17 @@ static void section_big(struct team *w) {
     gex_Event_Wait(gex_Coll_BroadcastNB(w->tm, root, dst, src, nb, 0));
     CHECK_PATTERN(dst, nb, seed);
   }
+  /* Between half the rendezvous threshold and the threshold (64 and 128 KiB
+   * by default): by rendezvous in a team of two, in fragments otherwise. */
+  for (size_t mb = (96 << 10) + 1, r = 0; r < 2 && r < w->n; r++) {
+    gex_Rank_t root = (gex_Rank_t)r * (w->n - 1);
+    uint64_t seed = test_seed(root, mb, w->id, 4);
+    if (w->me == root) test_fill(src, mb, seed);
+    memset(dst, 0, nb);
+    gex_Event_Wait(gex_Coll_BroadcastNB(w->tm, root, dst, src, mb, 0));
+    CHECK_PATTERN(dst, mb, seed);
+    for (size_t i = mb; i < nb; i++) CHECK(dst[i] == 0);
+  }
   /* DBL ADD of many elements (exact: small integers). */
   size_t cnt = test_reduced() ? 30000 : 100000;
   double *ds = malloc(cnt * 8), *dd = malloc(cnt * 8);

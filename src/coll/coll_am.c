@@ -356,13 +356,20 @@ static GEXI_NORETURN void mismatch(const struct gexi_Event *e, gex_Rank_t src, s
 }
 
 /* ---- rendezvous ----------------------------------------------------------------- */
-/* From GEX_COLL_RDV_MIN bytes; a ReduceToAll by exchange from half that: each
- * step moves a whole vector both ways, and fragments cost per message (2
- * ranks over net, 64 KiB: 35 us by rendezvous, 44 us in 15 KiB fragments;
- * 4 ranks: no difference). */
+/* From GEX_COLL_RDV_MIN bytes; from half that where every transfer is
+ * between two processes alone:
+ * - a ReduceToAll by exchange: each step moves a whole vector both ways, and
+ *   fragments cost per message (2 ranks over net, 64 KiB: 35 us by
+ *   rendezvous, 44 us in 15 KiB fragments; 4 ranks: no difference);
+ * - a broadcast in a team of two: one read, nothing to pipeline (net, 64
+ *   KiB: 25 us against 29-33 in fragments, 32 KiB: 19.5 against 17).  With
+ *   more members the root's process serves every reader and the fragments
+ *   pipeline through the tree: at 4 ranks, 64 KiB took 184 us by rendezvous
+ *   and 110 in fragments. */
 static bool rdv_wanted(const struct gexi_Event *e, size_t total) {
   uint64_t min = gexi_ctx.env.coll_rdv_min;
-  if (e->ckind == GEXI_COLL_REDUCE && e->root == GEX_RANK_INVALID && gexi_ctx.env.coll_xchg)
+  if ((e->ckind == GEXI_COLL_REDUCE && e->root == GEX_RANK_INVALID && gexi_ctx.env.coll_xchg) ||
+      (e->ckind == GEXI_COLL_BCAST && e->t->head.size == 2))
     min = (min + 1) / 2;
   return min && total >= min && e->ckind != GEXI_COLL_GATHER && gexi_ctx.net &&
          gexi_ctx.net->expose;
