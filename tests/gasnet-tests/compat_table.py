@@ -15,7 +15,7 @@ per thread mode:
                 libgex's headers)
   one host      runs on this host that passed, of those registered
                 (testexit: its exit cases)
-  network       runs with every peer over tcp;ofi_rxm that passed
+  network       runs with every peer over the network (default provider) that passed
 "-": nothing registered; "not run": registered but absent from the results.
 Prints the Markdown; --write replaces the part of the file between the
 "BEGIN generated" and "END generated" marker lines.

@@ -19,7 +19,8 @@ Runs per thread mode (seq, par), for each program <p> and harness entry <e>
   ref_<mode>_<e>_host_n<N>    N ranks on this host (N = 2 unless the entry's
                               DynamicThreads gives fixed counts)
   ref_<mode>_<e>_net_n<N>     N = 4 ranks with every peer reached through the
-                              network (tcp;ofi_rxm); base entries only
+                              network (the provider libgex picks: net on
+                              Ethernet); base entries only
   ref_<mode>_<e>_host_n7      7 ranks on this host: PAR programs that start
                               threads; base entries only
   ref_<mode>_testexit_<case>  testexit's cases, each with its expected status
@@ -38,7 +39,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness_conf  # noqa: E402
 
-NET_ENV = [("GEX_SUPERNODE_MAXSIZE", "1"), ("GEX_OFI_PROVIDER", "tcp;ofi_rxm")]
+# The provider libgex picks by default (net here), as a user's job gets it;
+# tcp;ofi_rxm, udp;ofi_rxd and shm have the project's own network suites
+# (tests/net.cmake).  Over tcp;ofi_rxm, testvis at 4 ranks hung now and then
+# with messages never delivered (docs/network.md).
+NET_ENV = [("GEX_SUPERNODE_MAXSIZE", "1")]
 HOST_RANKS = 2
 NET_RANKS = 4
 # The harness's time limits assume no more ranks than cores; a network run
