@@ -133,18 +133,33 @@ set_property(TEST net_tcp_t_coalesce_n7 net_shm_t_coalesce_n3 net_udp_t_coalesce
 # fragments and rounds, elements larger than a fragment), on every provider
 # with RMA, flat (tcp, udp, shm), hierarchical and oversubscribed (7 ranks in
 # three "nodes"), and across two hosts.  GEX_TEST_RDV=+ fails the run if no
-# fragment was read (t_coll_samenode.h).
+# fragment moved by rendezvous (t_coll_samenode.h); GEX_TEST_RDV_PUSH and
+# GEX_TEST_RDV_READ say whether some were written by push (a broadcast or an
+# exchange, on providers that order a send after a write: all three here)
+# and some read (a reduction on the tree, GEX_COLL_RDV_PUSH=0, and pairs of
+# one node, whose AMs go through shared memory).
 set(_rdv GEX_COLL_RDV_MIN=1 GEX_COLL_RDV_CHUNK=1000 GEX_TEST_RDV=+)
 # ReduceToAll runs as an exchange (recursive doubling) except in
 # net_tcprdv_t_collam_n4 and net_tcpnordv_t_collam_n3 (GEX_COLL_XCHG=0: the
 # tree).  t_coll's ReduceToAll is in place: the exchange must not write a
 # buffer its partner is still reading.
-gex_add_net_run(tcprdv t_coll 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} ${_tcp})
+gex_add_net_run(tcprdv t_coll 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH=+ ${_tcp})
 gex_add_net_run(tcprdv t_collam 4 GEX_SUPERNODE_MAXSIZE=1 GEX_COLL_XCHG=0 ${_rdv} ${_tcp})
-set_property(TEST net_tcprdv_t_coll_n4 net_tcprdv_t_collam_n4 APPEND PROPERTY LABELS "collam;coll;rdv")
-gex_add_net_run(mix3rdv t_collam 7 GEX_SUPERNODE_MAXSIZE=3 GEX_TEST_SAME_NODE_AMS=0 ${_rdv} ${_tcp})
-gex_add_net_run(udprdv t_collam 3 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
-gex_add_net_run(shm t_collam 3 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_OFI_PROVIDER=shm)
+# The same by reads only (GEX_COLL_RDV_PUSH=0).
+gex_add_net_run(tcppull t_coll 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_COLL_RDV_PUSH=0
+                GEX_TEST_RDV_PUSH=0 GEX_TEST_RDV_READ=+ ${_tcp})
+# The flat engine on two "nodes" of two ranks: pushed between them, read
+# inside them, in the same collectives.
+gex_add_net_run(mixforcerdv t_collam 4 GEX_SUPERNODE_MAXSIZE=2 GEX_COLL_FORCE_AM=1 ${_rdv}
+                GEX_TEST_RDV_PUSH=+ GEX_TEST_RDV_READ=+ ${_tcp})
+set_property(TEST net_tcprdv_t_coll_n4 net_tcprdv_t_collam_n4 net_tcppull_t_coll_n4
+             net_mixforcerdv_t_collam_n4 APPEND PROPERTY LABELS "collam;coll;rdv")
+gex_add_net_run(mix3rdv t_collam 7 GEX_SUPERNODE_MAXSIZE=3 GEX_TEST_SAME_NODE_AMS=0 ${_rdv}
+                GEX_TEST_RDV_PUSH=+ ${_tcp})
+gex_add_net_run(udprdv t_collam 3 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH=+
+                "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
+gex_add_net_run(shm t_collam 3 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH=+
+                GEX_OFI_PROVIDER=shm)
 set_property(TEST net_mix3rdv_t_collam_n7 net_udprdv_t_collam_n3 net_shm_t_collam_n3
              APPEND PROPERTY LABELS "collam;coll;rdv")
 # The same hook must see no rendezvous when it is off.
@@ -182,7 +197,7 @@ foreach(t t_coll t_team t_collam) # hierarchical: no collective AM inside a host
 endforeach()
 gex_add_netns_test(netns_tcprdv_t_collam t_collam RANKS_PER_HOST 2 LABELS "net;netns;netns_tcp;rdv"
                    ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm" GEX_TEST_RANKS_PER_HOST=2 GEX_TEST_SAME_NODE_AMS=0
-                   GEX_COLL_RDV_MIN=1 GEX_COLL_RDV_CHUNK=1000 GEX_TEST_RDV=+)
+                   GEX_COLL_RDV_MIN=1 GEX_COLL_RDV_CHUNK=1000 GEX_TEST_RDV=+ GEX_TEST_RDV_PUSH=+)
 foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_netns_test(netns_udp_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;netns_udp"
                      ENV "GEX_OFI_PROVIDER=udp;ofi_rxd" GEX_TEST_RANKS_PER_HOST=2)

@@ -212,6 +212,6 @@ int main(int argc, char **argv) {
   gex_TM_Destroy(rev, NULL, 0);
   gex_TM_Destroy(inter, NULL, 0);
   check_same_node_ams();
-  check_rdv_reads();
+  check_rdv_frags();
   test_finish();
 }

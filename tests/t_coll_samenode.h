@@ -14,7 +14,8 @@
 #include <string.h>
 
 uint64_t gexi_coll_same_node_ams(void);
-uint64_t gexi_coll_rdv_reads(void);
+uint64_t gexi_coll_rdv_frags(void);
+uint64_t gexi_coll_rdv_pushed(void);
 
 /* The check both hooks share: 'var' unset or empty -- none; "0" -- the sum
  * of 'mine' over the job must be 0; anything else -- it must not be. */
@@ -40,11 +41,16 @@ static void check_same_node_ams(void) {
                   "collective AMs between ranks of one node");
 }
 
-/* Rendezvous (coll/coll_am.c): GEX_TEST_RDV=+ -- some rank must have read
- * a collective fragment by RMA (gexi_coll_rdv_reads, an internal hook);
- * GEX_TEST_RDV=0 -- none may have. */
-static void check_rdv_reads(void) {
-  check_job_count("GEX_TEST_RDV", gexi_coll_rdv_reads(), "collective fragments moved by rendezvous");
+/* Rendezvous (coll/coll_am.c): GEX_TEST_RDV=+ -- some rank must have moved
+ * a collective fragment by RMA, read or pushed (gexi_coll_rdv_frags, an
+ * internal hook);
+ * GEX_TEST_RDV=0 -- none may have.  GEX_TEST_RDV_PUSH and GEX_TEST_RDV_READ
+ * say the same of the fragments written by push and of those read. */
+static void check_rdv_frags(void) {
+  uint64_t all = gexi_coll_rdv_frags(), pushed = gexi_coll_rdv_pushed();
+  check_job_count("GEX_TEST_RDV", all, "collective fragments moved by rendezvous");
+  check_job_count("GEX_TEST_RDV_PUSH", pushed, "rendezvous fragments pushed");
+  check_job_count("GEX_TEST_RDV_READ", all - pushed, "rendezvous fragments read");
 }
 
 #endif

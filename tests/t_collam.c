@@ -396,6 +396,6 @@ int main(int argc, char **argv) {
   gex_TM_Destroy(single, NULL, 0);
   if (trio != GEX_TM_INVALID) gex_TM_Destroy(trio, NULL, 0);
   check_same_node_ams();
-  check_rdv_reads();
+  check_rdv_frags();
   test_finish();
 }

@@ -222,6 +222,6 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 3; i++) gex_TM_Destroy(keep[i], NULL, 0);
   }
   check_same_node_ams();
-  check_rdv_reads();
+  check_rdv_frags();
   test_finish();
 }

@@ -33,8 +33,11 @@ int gexi_coll_team_am(struct gexi_team *t);
  * see docs/collectives.md).  Internal test hook. */
 uint64_t gexi_coll_same_node_ams(void);
 
-/* Rendezvous fragments this process has read (internal test hook). */
-uint64_t gexi_coll_rdv_reads(void);
+/* Fragments this process moved by rendezvous: read, or written by push
+ * (internal test hook). */
+uint64_t gexi_coll_rdv_frags(void);
+/* Of those, the ones written by push. */
+uint64_t gexi_coll_rdv_pushed(void);
 
 /* Advance e, the head of its team's queue (collective lock held); sets
  * e->done at completion.  Returns non-zero if anything moved.  Sends AMs

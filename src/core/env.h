@@ -35,6 +35,7 @@ struct gexi_env {
   uint64_t coll_rdv_min;       /* GEX_COLL_RDV_MIN: rendezvous from this payload (0: never) */
   size_t coll_rdv_chunk;       /* GEX_COLL_RDV_CHUNK: rendezvous fragment bytes */
   int coll_xchg;               /* GEX_COLL_XCHG: ReduceToAll by exchange (default on) */
+  int coll_rdv_push;           /* GEX_COLL_RDV_PUSH: rendezvous by writes where ordered (default on) */
   int ad_force_am;             /* GEX_AD_FORCE_AM */
   int ad_native;               /* GEX_AD_NATIVE: -1 auto, 0, 1 */
   int ad_verbose;              /* GEX_AD_VERBOSE */

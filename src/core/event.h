@@ -84,6 +84,7 @@ struct gexi_Event {
   /* ReduceToAll by recursive doubling (coll_am.c, "ReduceToAll: recursive doubling"). */
   bool xchg;             /* runs as an exchange, not on the tree */
   bool xsent;            /* my vector of the current step is sent */
+  bool rtr_sent;         /* rendezvous by push: my landing buffer (of this step) announced */
   uint32_t xstep;        /* current step: 0 fold-in, 1..xlog doubling, xlog+1 fold-out */
   uint32_t xlog;         /* log2 of the largest power of two <= team size */
   size_t xfrags;         /* fragments of one whole vector */

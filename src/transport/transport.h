@@ -9,9 +9,11 @@
 
 #include "am/am.h"
 
-/* One read of get_exposed (below). */
-struct gexi_exposed_read {
-  void *dest;
+/* One transfer of get_exposed or put_exposed (below): nbytes between
+ * 'local' (any memory of this process) and raddr of the peer's exposed
+ * region 'key'. */
+struct gexi_exposed_rma {
+  void *local;
   uint64_t raddr, key;
   size_t nbytes;
 };
@@ -80,16 +82,24 @@ struct gexi_net_ops {
    * the NIC does RMA without the target's CPU. */
   size_t (*coalesce_put_max)(void);
   /* Rendezvous (coll/coll_am.c): expose opens [buf, buf+len) of this
-   * process to remote reads until unexpose(handle), and returns in *key and
-   * *raddr what a peer passes to get_exposed to read byte 0 of it.
-   * get_exposed makes the n reads r[] from regions jobrank exposed (r[i]:
-   * nbytes at raddr of region 'key' into dest, any local memory), all in
-   * flight at once, and returns once every one is done; a region the peer
-   * did not expose, or a read past its end, ends the job with the
-   * provider's error. */
+   * process to remote reads and writes until unexpose(handle), and returns
+   * in *key and *raddr what a peer passes to get_exposed or put_exposed to
+   * reach byte 0 of it.  get_exposed makes the n reads r[] from regions
+   * jobrank exposed (into r[i].local), all in flight at once, and returns
+   * once every one is done.  put_exposed, usable where put_ordered() says
+   * a send is delivered after the writes posted before it, posts the n writes w[] (from w[i].local) to regions
+   * jobrank exposed, calls then(arg, first, k) once writes first..first+k-1
+   * are posted -- a message sent to jobrank from 'then' or later arrives
+   * after their bytes have landed -- and returns once every write is
+   * locally complete (its source reusable).  A region the peer did not
+   * expose, or a transfer past its end, ends the job with the provider's
+   * error. */
   void *(*expose)(const void *buf, size_t len, uint64_t *key, uint64_t *raddr);
   void (*unexpose)(void *handle);
-  void (*get_exposed)(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_read *r);
+  void (*get_exposed)(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_rma *r);
+  int (*put_ordered)(void);
+  void (*put_exposed)(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_rma *w,
+                      void (*then)(void *arg, size_t first, size_t k), void *arg);
 };
 
 #endif

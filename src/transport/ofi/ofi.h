@@ -42,7 +42,7 @@
 #include "am/am.h"
 #include "core/context.h"
 #include "sec/siphash.h"
-#include "transport/transport.h" /* struct gexi_exposed_read */
+#include "transport/transport.h" /* struct gexi_exposed_rma */
 
 /* What an operation context is for (struct ofi_op.kind). */
 enum {
@@ -293,8 +293,10 @@ gex_Event_t gexi_ofi_put(gex_Rank_t jobrank, void *dest, const void *src, size_t
 gex_Event_t gexi_ofi_get(gex_Rank_t jobrank, void *dest, void *src, size_t nbytes,
                          gex_Flags_t flags, int mode);
 int gexi_ofi_nbi_test(gex_EC_t mask);
-/* transport.h: get_exposed. */
-void gexi_ofi_get_exposed(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_read *r);
+/* transport.h: get_exposed, put_exposed. */
+void gexi_ofi_get_exposed(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_rma *r);
+void gexi_ofi_put_exposed(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_rma *w,
+                          void (*then)(void *arg, size_t first, size_t k), void *arg);
 /* Write nbytes to the peer and wait until it is delivered there. */
 void gexi_ofi_write_sync(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
                          int what);

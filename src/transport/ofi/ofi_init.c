@@ -193,6 +193,9 @@ static size_t gexi_ofi_coalesce_put_max(void) {
   return rma_in_nic(gexi_ctx.ofi->prov_name) ? 0 : 1024;
 }
 
+/* Sends after writes arrive after them (the endpoint's FI_ORDER_SAW). */
+static int gexi_ofi_put_ordered(void) { return gexi_ctx.ofi->order_saw; }
+
 static const struct gexi_net_ops ofi_ops = {
     .name = "ofi",
     .poll = gexi_ofi_poll,
@@ -217,6 +220,8 @@ static const struct gexi_net_ops ofi_ops = {
     .expose = gexi_ofi_expose,
     .unexpose = gexi_ofi_unexpose,
     .get_exposed = gexi_ofi_get_exposed,
+    .put_ordered = gexi_ofi_put_ordered,
+    .put_exposed = gexi_ofi_put_exposed,
 };
 
 /* udp;ofi_rxd's window: it sends up to FI_OFI_RXD_MAX_UNACKED packets (128

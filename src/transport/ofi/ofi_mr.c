@@ -17,9 +17,9 @@
  * Every peer's key is learnt in the attach exchange (core/segment.c).
  *
  * Rendezvous regions (gexi_ofi_expose) are registered for remote reads
- * only, with a random key like the segment's, and live as long as the
- * collective that announced them; a peer reads them from byte 0 at
- * 'raddr' (their virtual address under FI_MR_VIRT_ADDR, else 0).
+ * and writes, with a random key like the segment's, and live as long as
+ * the collective that announced them; a peer reads or writes them from
+ * byte 0 at 'raddr' (their virtual address under FI_MR_VIRT_ADDR, else 0).
  */
 #include "sec/random.h"
 #include "transport/ofi/ofi.h"
@@ -72,7 +72,7 @@ void *gexi_ofi_local_desc(const void *buf, size_t len, uint64_t access, struct f
 }
 
 void *gexi_ofi_expose(const void *buf, size_t len, uint64_t *key, uint64_t *raddr) {
-  struct fid_mr *mr = gexi_ofi_reg(buf, len, FI_REMOTE_READ);
+  struct fid_mr *mr = gexi_ofi_reg(buf, len, FI_REMOTE_READ | FI_REMOTE_WRITE);
   *key = fi_mr_key(mr);
   *raddr = (gexi_ctx.ofi->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)buf : 0;
   return mr;

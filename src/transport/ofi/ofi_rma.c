@@ -250,26 +250,43 @@ gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex
   }
 }
 
-void gexi_ofi_get_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_read *r) {
+/* get_exposed and put_exposed: up to BATCH transfers in flight, each
+ * waited for with an op on the stack. */
+enum { EXPOSED_BATCH = 8 };
+
+static void exposed_rma(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *x, int is_write,
+                        void (*then)(void *arg, size_t first, size_t k), void *arg) {
   struct gexi_ofi *o = gexi_ctx.ofi;
-  enum { BATCH = 8 };
-  for (size_t first = 0; first < n; first += BATCH) {
-    struct ofi_op op[BATCH];
-    size_t k = n - first < BATCH ? n - first : BATCH;
+  for (size_t first = 0; first < n; first += EXPOSED_BATCH) {
+    struct ofi_op op[EXPOSED_BATCH];
+    size_t k = n - first < EXPOSED_BATCH ? n - first : EXPOSED_BATCH;
     for (size_t i = 0; i < k; i++) {
-      const struct gexi_exposed_read *x = &r[first + i];
+      const struct gexi_exposed_rma *r = &x[first + i];
       op[i] = (struct ofi_op){.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT, .peer = j};
       struct fid_mr *tmp = NULL;
-      void *desc = gexi_ofi_local_desc(x->dest, x->nbytes, FI_READ, &tmp);
+      void *desc = gexi_ofi_local_desc(r->local, r->nbytes, is_write ? FI_WRITE : FI_READ, &tmp);
       op[i].tmp_mr = tmp;
-      struct iovec iov = {x->dest, x->nbytes};
-      struct fi_rma_iov riov = {x->raddr, x->nbytes, x->key};
+      struct iovec iov = {r->local, r->nbytes};
+      struct fi_rma_iov riov = {r->raddr, r->nbytes, r->key};
       struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
                                .rma_iov = &riov, .rma_iov_count = 1, .context = &op[i].fctx};
-      OFI_RETRY(fi_readmsg(o->ep, &msg, FI_COMPLETION), GEXI_POLL_ALL, "fi_readmsg");
+      if (is_write)
+        OFI_RETRY(fi_writemsg(o->ep, &msg, FI_COMPLETION), GEXI_POLL_ALL, "fi_writemsg");
+      else
+        OFI_RETRY(fi_readmsg(o->ep, &msg, FI_COMPLETION), GEXI_POLL_ALL, "fi_readmsg");
     }
+    if (then) then(arg, first, k); /* ordered after the writes: FI_ORDER_SAW */
     for (size_t i = 0; i < k; i++) gexi_ofi_wait_op(&op[i], GEXI_POLL_ALL);
   }
+}
+
+void gexi_ofi_get_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *r) {
+  exposed_rma(j, n, r, 0, NULL, NULL);
+}
+
+void gexi_ofi_put_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *w,
+                          void (*then)(void *arg, size_t first, size_t k), void *arg) {
+  exposed_rma(j, n, w, 1, then, arg);
 }
 
 static int tracker_busy(struct gexi_net_nbi *t, gex_EC_t mask) {
