@@ -145,6 +145,11 @@ set(_rdv GEX_COLL_RDV_MIN=1 GEX_COLL_RDV_CHUNK=1000 GEX_TEST_RDV=+)
 # buffer its partner is still reading.
 gex_add_net_run(tcprdv t_coll 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH=+ ${_tcp})
 gex_add_net_run(tcprdv t_collam 4 GEX_SUPERNODE_MAXSIZE=1 GEX_COLL_XCHG=0 ${_rdv} ${_tcp})
+# ReduceToAll by halving (from 4 doubling members): 4 ranks, and 7 (4
+# doubling members, 3 folded in and out), every fold order of t_collam.
+gex_add_net_run(tcprdvx t_collam 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH=+ ${_tcp})
+gex_add_net_run(tcprdvx t_collam 7 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH=+ ${_tcp})
+set_property(TEST net_tcprdvx_t_collam_n4 net_tcprdvx_t_collam_n7 APPEND PROPERTY LABELS "collam;coll;rdv")
 # The same by reads only (GEX_COLL_RDV_PUSH=0).
 gex_add_net_run(tcppull t_coll 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_COLL_RDV_PUSH=0
                 GEX_TEST_RDV_PUSH=0 GEX_TEST_RDV_READ=+ ${_tcp})

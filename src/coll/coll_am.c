@@ -476,10 +476,13 @@ static bool push_with(const struct gexi_Event *e, gex_Rank_t peer) {
          gexi_ctx.local_index[e->t->peers[peer].jobrank] == GEX_RANK_INVALID;
 }
 
-/* Announce the landing buffer [buf, buf+len) to team rank 'to'. */
-static void send_rtr(struct gexi_Event *e, gex_Rank_t to, uint32_t tag, void *buf, size_t len) {
-  const struct rdv_expo *x = expo_of(e, buf, len);
-  struct rdv_desc d = {x->raddr, x->key, len, RDV_MAGIC, 0};
+/* Announce the landing buffer [p, p+len), inside [base, base+blen), to team
+ * rank 'to'. */
+static void send_rtr(struct gexi_Event *e, gex_Rank_t to, uint32_t tag, void *base, size_t blen,
+                     void *p, size_t len) {
+  const struct rdv_expo *x = expo_of(e, base, blen);
+  struct rdv_desc d = {x->raddr + (uint64_t)((unsigned char *)p - x->base), x->key, len,
+                       RDV_MAGIC, 0};
   send_medium(e, to, e->seq, tag, &d, sizeof d);
 }
 
@@ -696,7 +699,7 @@ static void start(struct gexi_Event *e) {
       bool all = e->root == GEX_RANK_INVALID;
       if (all && gexi_ctx.env.coll_xchg) {
         xchg_start(e);
-        frags = (e->xlog + 2) * e->xfrags;
+        frags = ((size_t)e->xsteps + 2) * e->xfrags;
         break;
       }
       setup_tree(e, all || e->op == GEX_OP_USER_NC ? 0 : e->root);
@@ -783,11 +786,18 @@ static gex_Rank_t xchg_real(gex_Rank_t v, gex_Rank_t rem) {
   return v < rem ? 2 * v + 1 : v + rem;
 }
 
+/* The level of doubling step s (1..xsteps): its partner is v XOR 2^(level-1).
+ * Doubling: s.  Halving: s for the reduce-scatter steps 1..xlog, then back
+ * down, xlog..1, for the allgather. */
+static uint32_t xchg_level(const struct gexi_Event *e, uint32_t s) {
+  return s <= e->xlog ? s : 2 * e->xlog - s + 1;
+}
+
 /* Partner of step s (GEX_RANK_INVALID: none); whether I send and receive. */
 static gex_Rank_t xchg_partner(const struct gexi_Event *e, uint32_t s, bool *snd, bool *rcv) {
   gex_Rank_t n = e->t->head.size, me = e->t->head.rank;
   gex_Rank_t rem = n - ((gex_Rank_t)1 << e->xlog);
-  bool edge = s == 0 || s == e->xlog + 1;
+  bool edge = s == 0 || s == e->xsteps + 1;
   *snd = *rcv = false;
   if (me < 2 * rem && me % 2 == 0) { /* folded into me + 1 */
     if (!edge) return GEX_RANK_INVALID;
@@ -803,7 +813,7 @@ static gex_Rank_t xchg_partner(const struct gexi_Event *e, uint32_t s, bool *snd
   }
   gex_Rank_t v = me < 2 * rem ? me / 2 : me - rem;
   *snd = *rcv = true;
-  return xchg_real(v ^ ((gex_Rank_t)1 << (s - 1)), rem);
+  return xchg_real(v ^ ((gex_Rank_t)1 << (xchg_level(e, s) - 1)), rem);
 }
 
 static bool overlap(const void *a, const void *b, size_t n) {
@@ -826,6 +836,14 @@ static void xchg_start(struct gexi_Event *e) {
   e->xchg = true;
   e->xlog = 0;
   while (((uint64_t)2 << e->xlog) <= e->t->head.size) e->xlog++;
+  /* Halving from 4 doubling members, for payloads of at least 8 times
+   * GEX_COLL_RDV_MIN (1 MiB by default) with an element for every member:
+   * it takes twice as many steps, which cost more than it saves below that
+   * (net, 4 ranks: 512 KiB 515 us against 483 by doubling, 256 KiB 403
+   * against 314-345; 1 MiB 750-783 against 1214). */
+  bool halve = e->rdv && e->xlog >= 2 && e->dt_cnt >= ((size_t)1 << e->xlog) &&
+               dst_bytes(e) / 8 >= gexi_ctx.env.coll_rdv_min;
+  e->xsteps = halve ? 2 * e->xlog : e->xlog;
   e->xfrags = (dst_bytes(e) + e->chunk - 1) / e->chunk;
   e->xcur = e->src;
 }
@@ -863,13 +881,123 @@ static void xchg_fold(struct gexi_Event *e, unsigned char *into, bool lower, boo
   e->xcur = out;
 }
 
+/* ---- ReduceToAll: halving -------------------------------------------------------
+ * From 4 doubling members and 8 GEX_COLL_RDV_MIN bytes (xchg_start), the
+ * doubling steps become a reduce-scatter and an allgather (Rabenseifner):
+ * at reduce-scatter step s (partner v XOR 2^(s-1)) both partners hold the
+ * same segment of elements; each keeps one half (the lower one where that
+ * bit of v is 0), sends the other, and folds the partner's copy of its
+ * half into its own, lower rank on the left as in doubling.  After xlog
+ * steps each member holds the fully reduced 1/p of the vector; the
+ * allgather undoes the steps (levels xlog..1), each member sending what it
+ * holds and receiving its partner's into place.  Every member moves 2(p-1)/p
+ * of a vector instead of log2(p) whole ones and folds (p-1)/p of one
+ * instead of log2(p); every element is reduced at one member only, so all
+ * end with the same bytes.  The working vector xw is dst where it is free
+ * of src and xcur (or is them both, in place), else an engine buffer. */
+
+/* The segment [*lo, *hi) of elements virtual rank v keeps after k
+ * reduce-scatter steps. */
+static void xseg(size_t cnt, gex_Rank_t v, uint32_t k, size_t *lo, size_t *hi) {
+  size_t a = 0, b = cnt;
+  for (uint32_t j = 0; j < k; j++) {
+    size_t mid = a + (b - a) / 2;
+    if ((v >> j) & 1)
+      a = mid;
+    else
+      b = mid;
+  }
+  *lo = a;
+  *hi = b;
+}
+
+static gex_Rank_t xvirt(const struct gexi_Event *e) {
+  gex_Rank_t n = e->t->head.size, me = e->t->head.rank;
+  gex_Rank_t rem = n - ((gex_Rank_t)1 << e->xlog);
+  return me < 2 * rem ? me / 2 : me - rem;
+}
+
+/* Halving step s (1..2 xlog) with team rank pr; 0 until done. */
+static int halve_step(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, int *moved) {
+  size_t sz = e->dt_sz, c = e->chunk, total = dst_bytes(e), first = (size_t)s * e->xfrags;
+  uint32_t lvl = xchg_level(e, s);
+  bool rs = s <= e->xlog, psh = push_with(e, pr);
+  gex_Rank_t v = xvirt(e), pv = v ^ ((gex_Rank_t)1 << (lvl - 1));
+  size_t alo, ahi, blo, bhi; /* mine and the partner's at this level */
+  xseg(e->dt_cnt, v, lvl, &alo, &ahi);
+  xseg(e->dt_cnt, pv, lvl, &blo, &bhi);
+  if (!e->xw) {
+    if (e->xcur == e->dst || (!overlap(e->dst, e->xcur, total) && !overlap(e->dst, e->src, total)))
+      e->xw = e->dst;
+    else
+      e->xw = (e->xwbuf = msg_alloc(total))->data;
+  }
+  /* Reduce-scatter: send the partner's half from my partial (xcur at the
+   * first step, then xw), receive mine into the engine buffer asmb.
+   * Allgather: send mine from xw, receive the partner's into xw. */
+  const unsigned char *from = rs && s == 1 ? e->xcur : e->xw;
+  size_t slo = rs ? blo : alo, sn = ((rs ? bhi : ahi) - slo) * sz;
+  size_t rlo = rs ? alo : blo, rn = ((rs ? ahi : bhi) - rlo) * sz;
+  if (rs && !e->asmb) e->asmb = msg_alloc(total);
+  unsigned char *rbase = rs ? e->asmb->data : e->xw, *into = rs ? rbase : rbase + rlo * sz;
+  if (psh && !e->rtr_sent) {
+    send_rtr(e, pr, TAG_RTR | s, rbase, total, into, rn);
+    e->rtr_sent = true;
+    *moved = 1;
+  }
+  if (!e->xsent) {
+    if (psh) {
+      struct rdv_desc d;
+      if (!take_rtr(e, pr, TAG_RTR | s, sn, &d)) return 0;
+      push_frags(e, pr, TAG_XCHG, first, &d, 0, from + slo * sz, sn);
+    } else {
+      send_frags(e, pr, TAG_XCHG, first, from, total, from + slo * sz, sn);
+    }
+    e->xsent = true;
+    *moved = 1;
+  }
+  for (size_t nfr = (rn + c - 1) / c; e->xgot < nfr;) {
+    struct gexi_cam_msg *m = take(e->t->slot, e->seq, TAG_XCHG | (uint32_t)(first + e->xgot), pr);
+    if (!m) return 0;
+    size_t off = e->xgot * c;
+    if (psh)
+      landed(e, m);
+    else
+      recv_frag(e, m, into + off, rn - off < c ? rn - off : c);
+    e->xgot++;
+    *moved = 1;
+  }
+  if (rs) { /* fold the partner's copy of my half into xw */
+    unsigned char *k = e->xw + alo * sz;
+    const unsigned char *mine = from + alo * sz;
+    if (pr < e->t->head.rank || bitwise_commutes(e)) { /* the partner's on the left */
+      if (k != mine) memcpy(k, mine, rn);
+      gexi_coll_combine(e, into, k, ahi - alo);
+    } else { /* mine on the left */
+      gexi_coll_combine(e, mine, into, ahi - alo);
+      memcpy(k, into, rn);
+    }
+  } else if (s == e->xsteps) {
+    e->xcur = e->xw;
+  }
+  return 1;
+}
+
 static int xchg_reduce(struct gexi_Event *e, int *moved) {
   struct gexi_team *t = e->t;
   size_t total = dst_bytes(e), c = e->chunk;
-  while (e->xstep <= e->xlog + 1) {
+  while (e->xstep <= e->xsteps + 1) {
     uint32_t s = e->xstep;
-    bool snd, rcv, fold_out = s == e->xlog + 1;
+    bool snd, rcv, fold_out = s == e->xsteps + 1;
     gex_Rank_t pr = xchg_partner(e, s, &snd, &rcv);
+    if (e->xsteps != e->xlog && snd && !fold_out && s) {
+      if (!halve_step(e, s, pr, moved)) return 0;
+      e->xstep++;
+      e->xsent = e->rtr_sent = false;
+      e->xgot = 0;
+      *moved = 1;
+      continue;
+    }
     size_t first = (size_t)s * e->xfrags;
     bool psh = pr != GEX_RANK_INVALID && push_with(e, pr);
     /* 'lower': the partner's operand goes on the left, into my partial.
@@ -878,7 +1006,7 @@ static int xchg_reduce(struct gexi_Event *e, int *moved) {
      * 'dst_busy': dst holds my partial, or src (in place), which an
      * earlier step's partner may still be reading (or, by push, my own
      * write of this step). */
-    bool lower = rcv && pr < t->head.rank && !bitwise_commutes(e), last = s == e->xlog;
+    bool lower = rcv && pr < t->head.rank && !bitwise_commutes(e), last = s == e->xsteps;
     bool dst_busy = overlap(e->dst, e->xcur, total) || overlap(e->dst, e->src, total);
     /* Straight into dst: the fold-out's result (its sender has read all
      * it wanted from me), and the partner's operand of my last fold when
@@ -889,7 +1017,7 @@ static int xchg_reduce(struct gexi_Event *e, int *moved) {
       into = e->asmb->data;
     }
     if (rcv && psh && !e->rtr_sent) { /* before waiting for the partner's */
-      send_rtr(e, pr, TAG_RTR | s, into, total);
+      send_rtr(e, pr, TAG_RTR | s, into, total, into, total);
       e->rtr_sent = true;
       *moved = 1;
     }
@@ -939,8 +1067,10 @@ static int xchg_reduce(struct gexi_Event *e, int *moved) {
     e->xgot = e->xacks = 0;
     *moved = 1;
   }
-  if (e->xcur != e->dst && total) /* a team of one */
+  if (e->xcur != e->dst && total) { /* a team of one, or halving in an engine buffer */
+    if (e->rdv && !rdv_acked(e, moved)) return 0; /* dst may overlap src, still read */
     memmove(e->dst, e->xcur, total);
+  }
   if (e->acc) acc_retire(e, true);
   return 1;
 }
@@ -1150,7 +1280,7 @@ int gexi_cam_step(struct gexi_Event *e) {
       if (!e->rtr_sent) { /* by push: where my parent writes */
         e->rtr_sent = true;
         if (e->vrank != 0 && push_with(e, rank_of(e, e->vparent)))
-          send_rtr(e, rank_of(e, e->vparent), TAG_RTR, e->dst, e->nbytes);
+          send_rtr(e, rank_of(e, e->vparent), TAG_RTR, e->dst, e->nbytes, e->dst, e->nbytes);
       }
       if (e->up_round < e->nrounds) up_done = up_bcast(e, &moved);
       break;
@@ -1167,7 +1297,8 @@ int gexi_cam_step(struct gexi_Event *e) {
     e->kids = e->kid_span = NULL;
     msg_free(e->acc);
     msg_free(e->asmb);
-    e->acc = e->asmb = NULL;
+    msg_free(e->xwbuf);
+    e->acc = e->asmb = e->xwbuf = NULL;
     e->done = 1;
     moved = 1;
   }

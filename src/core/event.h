@@ -87,6 +87,9 @@ struct gexi_Event {
   bool rtr_sent;         /* rendezvous by push: my landing buffer (of this step) announced */
   uint32_t xstep;        /* current step: 0 fold-in, 1..xlog doubling, xlog+1 fold-out */
   uint32_t xlog;         /* log2 of the largest power of two <= team size */
+  uint32_t xsteps;       /* steps between fold-in and fold-out: xlog, or 2 xlog by halving */
+  unsigned char *xw;     /* halving: the working vector (dst or xwbuf's) */
+  struct gexi_cam_msg *xwbuf; /* halving: engine buffer for xw when dst cannot be it */
   size_t xfrags;         /* fragments of one whole vector */
   size_t xgot;           /* the partner's fragments received in this step */
   size_t xacks;          /* rendezvous: the partner's ACKs of this step taken */
