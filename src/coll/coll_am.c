@@ -917,11 +917,51 @@ static gex_Rank_t xvirt(const struct gexi_Event *e) {
   return me < 2 * rem ? me / 2 : me - rem;
 }
 
+/* One step s of a segment exchange with team rank pr (tags TAG_XCHG from
+ * s * xfrags): send sn bytes at p, inside [base, base+blen), and receive rn
+ * bytes into q, inside [rbase, rbase+rlen) (either may be 0 bytes): by
+ * push where the pair allows it, else by rendezvous reads.  0 until done;
+ * state in xsent, xgot and rtr_sent, which the caller resets per step. */
+static int seg_xfer(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, const void *base,
+                    size_t blen, const unsigned char *p, size_t sn, unsigned char *rbase,
+                    size_t rlen, unsigned char *q, size_t rn, int *moved) {
+  size_t c = e->chunk, first = (size_t)s * e->xfrags;
+  bool psh = push_with(e, pr);
+  if (psh && rn && !e->rtr_sent) {
+    send_rtr(e, pr, TAG_RTR | s, rbase, rlen, q, rn);
+    e->rtr_sent = true;
+    *moved = 1;
+  }
+  if (sn && !e->xsent) {
+    if (psh) {
+      struct rdv_desc d;
+      if (!take_rtr(e, pr, TAG_RTR | s, sn, &d)) return 0;
+      push_frags(e, pr, TAG_XCHG, first, &d, 0, p, sn);
+    } else {
+      send_frags(e, pr, TAG_XCHG, first, base, blen, p, sn);
+    }
+    e->xsent = true;
+    *moved = 1;
+  }
+  for (size_t nfr = (rn + c - 1) / c; e->xgot < nfr;) {
+    struct gexi_cam_msg *m = take(e->t->slot, e->seq, TAG_XCHG | (uint32_t)(first + e->xgot), pr);
+    if (!m) return 0;
+    size_t off = e->xgot * c;
+    if (psh)
+      landed(e, m);
+    else
+      recv_frag(e, m, q + off, rn - off < c ? rn - off : c);
+    e->xgot++;
+    *moved = 1;
+  }
+  return 1;
+}
+
 /* Halving step s (1..2 xlog) with team rank pr; 0 until done. */
 static int halve_step(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, int *moved) {
-  size_t sz = e->dt_sz, c = e->chunk, total = dst_bytes(e), first = (size_t)s * e->xfrags;
+  size_t sz = e->dt_sz, total = dst_bytes(e);
   uint32_t lvl = xchg_level(e, s);
-  bool rs = s <= e->xlog, psh = push_with(e, pr);
+  bool rs = s <= e->xlog;
   gex_Rank_t v = xvirt(e), pv = v ^ ((gex_Rank_t)1 << (lvl - 1));
   size_t alo, ahi, blo, bhi; /* mine and the partner's at this level */
   xseg(e->dt_cnt, v, lvl, &alo, &ahi);
@@ -940,33 +980,8 @@ static int halve_step(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, int *move
   size_t rlo = rs ? alo : blo, rn = ((rs ? ahi : bhi) - rlo) * sz;
   if (rs && !e->asmb) e->asmb = msg_alloc(total);
   unsigned char *rbase = rs ? e->asmb->data : e->xw, *into = rs ? rbase : rbase + rlo * sz;
-  if (psh && !e->rtr_sent) {
-    send_rtr(e, pr, TAG_RTR | s, rbase, total, into, rn);
-    e->rtr_sent = true;
-    *moved = 1;
-  }
-  if (!e->xsent) {
-    if (psh) {
-      struct rdv_desc d;
-      if (!take_rtr(e, pr, TAG_RTR | s, sn, &d)) return 0;
-      push_frags(e, pr, TAG_XCHG, first, &d, 0, from + slo * sz, sn);
-    } else {
-      send_frags(e, pr, TAG_XCHG, first, from, total, from + slo * sz, sn);
-    }
-    e->xsent = true;
-    *moved = 1;
-  }
-  for (size_t nfr = (rn + c - 1) / c; e->xgot < nfr;) {
-    struct gexi_cam_msg *m = take(e->t->slot, e->seq, TAG_XCHG | (uint32_t)(first + e->xgot), pr);
-    if (!m) return 0;
-    size_t off = e->xgot * c;
-    if (psh)
-      landed(e, m);
-    else
-      recv_frag(e, m, into + off, rn - off < c ? rn - off : c);
-    e->xgot++;
-    *moved = 1;
-  }
+  if (!seg_xfer(e, s, pr, from, total, from + slo * sz, sn, rbase, total, into, rn, moved))
+    return 0;
   if (rs) { /* fold the partner's copy of my half into xw */
     unsigned char *k = e->xw + alo * sz;
     const unsigned char *mine = from + alo * sz;
