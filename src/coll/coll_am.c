@@ -55,10 +55,10 @@
  * once its writes complete locally, and the receiver's once the last Short
  * is in.  That saves a one-way latency per transfer and lets a broadcast's
  * root finish without hearing back (2 ranks over net, 64 KiB: ReduceToAll
- * 28.5 us against 36.4 by reads, broadcast 17.9 against 23.9).  Between two members of one neighbourhood
- * the AMs go through shared memory, which is not ordered with the network's
- * writes, so those pairs keep the reads; the choice depends only on the
- * pair, so both ends make it alike.
+ * 28.5 us against 36.4 by reads, broadcast 17.9 against 23.9).  Between
+ * two members of one neighbourhood the AMs go through shared memory, which
+ * is not ordered with the network's writes, so those pairs keep the reads;
+ * the choice depends only on the pair, so both ends make it alike.
  *
  * Why an inbox of a slot cannot hold stale messages: every message sent to
  * a process for a collective is consumed by that process's instance of the
@@ -949,7 +949,8 @@ static int seg_xfer(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, const void 
     *moved = 1;
   }
   for (size_t nfr = (rn + c - 1) / c; e->xgot < nfr;) {
-    struct gexi_cam_msg *m = take(e->t->slot, e->seq, TAG_XCHG | (uint32_t)(first + e->xgot), pr);
+    uint32_t tag = TAG_XCHG | (uint32_t)(first + e->xgot);
+    struct gexi_cam_msg *m = take(e->t->slot, e->seq, tag, pr);
     if (!m) return 0;
     size_t off = e->xgot * c;
     if (psh)
@@ -1250,7 +1251,8 @@ static int down(struct gexi_Event *e, int *moved) {
   bool fwd = !(e->ckind == GEXI_COLL_REDUCE && e->root != GEX_RANK_INVALID);
   /* By push (broadcast only): from the parent, Shorts once the bytes are
    * in dst; to a child, once it has said where. */
-  bool pushed = e->ckind == GEXI_COLL_BCAST && e->down_total && push_with(e, rank_of(e, e->vparent));
+  bool pushed =
+      e->ckind == GEXI_COLL_BCAST && e->down_total && push_with(e, rank_of(e, e->vparent));
   if (e->ckind == GEXI_COLL_BCAST && e->down_total && !kids_ready(e, moved)) return 0;
   while (e->down_frag < e->down_total) {
     /* The next fragments that are here (by rendezvous: read together; a
