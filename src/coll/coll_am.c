@@ -1004,85 +1004,64 @@ static int halve_step(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, int *move
   return 1;
 }
 
-static int xchg_reduce(struct gexi_Event *e, int *moved) {
+/* Step s of the exchange (fold-in, a doubling step, fold-out) with team
+ * rank pr; 0 until done. */
+static int xchg_step(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, bool snd, bool rcv,
+                     int *moved) {
   struct gexi_team *t = e->t;
-  size_t total = dst_bytes(e), c = e->chunk;
+  size_t total = dst_bytes(e);
+  bool fold_out = s == e->xsteps + 1;
+  bool psh = pr != GEX_RANK_INVALID && push_with(e, pr);
+  /* 'lower': the partner's operand goes on the left, into my partial.
+   * Where the order does not change the bytes, mine goes on the left
+   * whoever is lower: into the partner's vector, no copy of mine.
+   * 'dst_busy': dst holds my partial, or src (in place), which an
+   * earlier step's partner may still be reading (or, by push, my own
+   * write of this step). */
+  bool lower = rcv && pr < t->head.rank && !bitwise_commutes(e), last = s == e->xsteps;
+  bool dst_busy = overlap(e->dst, e->xcur, total) || overlap(e->dst, e->src, total);
+  /* Straight into dst: the fold-out's result (its sender has read all
+   * it wanted from me), and the partner's operand of my last fold when
+   * mine is the left one and dst is free. */
+  unsigned char *into = e->dst;
+  if (rcv && !fold_out && !(last && !lower && !dst_busy)) {
+    if (!e->asmb) e->asmb = msg_alloc(total);
+    into = e->asmb->data;
+  }
+  const unsigned char *mine = e->xcur;
+  if ((snd || rcv) && !seg_xfer(e, s, pr, mine, total, mine, snd ? total : 0, into, total,
+                                into, rcv ? total : 0, moved))
+    return 0;
+  if (rcv) {
+    /* Before the fold writes a buffer a reader may still need: dst when
+     * busy (every ACK of this collective so far), or acc, my partial of
+     * this step (this partner's ACKs; none by push). */
+    if (!fold_out && e->rdv && last && dst_busy && !rdv_acked(e, moved)) return 0;
+    while (!fold_out && e->rdv && !psh && lower && !last && e->acc && e->xacks < e->xfrags) {
+      struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_ACK, pr);
+      if (!m) return 0;
+      msg_free(m);
+      e->rdv->acks_due--;
+      e->xacks++;
+      *moved = 1;
+    }
+    if (fold_out)
+      e->xcur = e->dst;
+    else
+      xchg_fold(e, into, lower, last);
+  }
+  return 1;
+}
+
+static int xchg_reduce(struct gexi_Event *e, int *moved) {
+  size_t total = dst_bytes(e);
   while (e->xstep <= e->xsteps + 1) {
     uint32_t s = e->xstep;
-    bool snd, rcv, fold_out = s == e->xsteps + 1;
+    bool snd, rcv;
     gex_Rank_t pr = xchg_partner(e, s, &snd, &rcv);
-    if (e->xsteps != e->xlog && snd && !fold_out && s) {
-      if (!halve_step(e, s, pr, moved)) return 0;
-      e->xstep++;
-      e->xsent = e->rtr_sent = false;
-      e->xgot = 0;
-      *moved = 1;
-      continue;
-    }
-    size_t first = (size_t)s * e->xfrags;
-    bool psh = pr != GEX_RANK_INVALID && push_with(e, pr);
-    /* 'lower': the partner's operand goes on the left, into my partial.
-     * Where the order does not change the bytes, mine goes on the left
-     * whoever is lower: into the partner's vector, no copy of mine.
-     * 'dst_busy': dst holds my partial, or src (in place), which an
-     * earlier step's partner may still be reading (or, by push, my own
-     * write of this step). */
-    bool lower = rcv && pr < t->head.rank && !bitwise_commutes(e), last = s == e->xsteps;
-    bool dst_busy = overlap(e->dst, e->xcur, total) || overlap(e->dst, e->src, total);
-    /* Straight into dst: the fold-out's result (its sender has read all
-     * it wanted from me), and the partner's operand of my last fold when
-     * mine is the left one and dst is free. */
-    unsigned char *into = e->dst;
-    if (rcv && !fold_out && !(last && !lower && !dst_busy)) {
-      if (!e->asmb) e->asmb = msg_alloc(total);
-      into = e->asmb->data;
-    }
-    if (rcv && psh && !e->rtr_sent) { /* before waiting for the partner's */
-      send_rtr(e, pr, TAG_RTR | s, into, total, into, total);
-      e->rtr_sent = true;
-      *moved = 1;
-    }
-    if (snd && !e->xsent) {
-      const void *base = e->xcur;
-      if (psh) {
-        struct rdv_desc d;
-        if (!take_rtr(e, pr, TAG_RTR | s, total, &d)) return 0;
-        push_frags(e, pr, TAG_XCHG, first, &d, 0, base, total);
-      } else {
-        send_frags(e, pr, TAG_XCHG, first, base, total, base, total);
-      }
-      e->xsent = true;
-      *moved = 1;
-    }
-    if (rcv) {
-      while (e->xgot < e->xfrags) {
-        struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_XCHG | (uint32_t)(first + e->xgot), pr);
-        if (!m) return 0;
-        size_t off = e->xgot * c;
-        if (psh)
-          landed(e, m);
-        else
-          recv_frag(e, m, into + off, total - off < c ? total - off : c);
-        e->xgot++;
-        *moved = 1;
-      }
-      /* Before the fold writes a buffer a reader may still need: dst when
-       * busy (every ACK of this collective so far), or acc, my partial of
-       * this step (this partner's ACKs; none by push). */
-      if (!fold_out && e->rdv && last && dst_busy && !rdv_acked(e, moved)) return 0;
-      while (!fold_out && e->rdv && !psh && lower && !last && e->acc && e->xacks < e->xfrags) {
-        struct gexi_cam_msg *m = take(t->slot, e->seq, TAG_ACK, pr);
-        if (!m) return 0;
-        msg_free(m);
-        e->rdv->acks_due--;
-        e->xacks++;
-        *moved = 1;
-      }
-      if (fold_out)
-        e->xcur = e->dst;
-      else
-        xchg_fold(e, into, lower, last);
-    }
+    bool halving = e->xsteps != e->xlog && snd && s && s <= e->xsteps;
+    if (!(halving ? halve_step(e, s, pr, moved) : xchg_step(e, s, pr, snd, rcv, moved)))
+      return 0;
     e->xstep++;
     e->xsent = e->rtr_sent = false;
     e->xgot = e->xacks = 0;

@@ -87,13 +87,13 @@ struct gexi_net_ops {
    * reach byte 0 of it.  get_exposed makes the n reads r[] from regions
    * jobrank exposed (into r[i].local), all in flight at once, and returns
    * once every one is done.  put_exposed, usable where put_ordered() says
-   * a send is delivered after the writes posted before it, posts the n writes w[] (from w[i].local) to regions
-   * jobrank exposed, calls then(arg, first, k) once writes first..first+k-1
-   * are posted -- a message sent to jobrank from 'then' or later arrives
-   * after their bytes have landed -- and returns once every write is
-   * locally complete (its source reusable).  A region the peer did not
-   * expose, or a transfer past its end, ends the job with the provider's
-   * error. */
+   * a send is delivered after the writes posted before it, posts the n
+   * writes w[] (from w[i].local) to regions jobrank exposed, calls
+   * then(arg, first, k) once writes first..first+k-1 are posted -- a
+   * message sent to jobrank from 'then' or later arrives after their bytes
+   * have landed -- and returns once every write is locally complete (its
+   * source reusable).  A region the peer did not expose, or a transfer past
+   * its end, ends the job with the provider's error. */
   void *(*expose)(const void *buf, size_t len, uint64_t *key, uint64_t *raddr);
   void (*unexpose)(void *handle);
   void (*get_exposed)(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_rma *r);
