@@ -123,6 +123,8 @@ static void build_nbrhd(const struct gexi_proc_info *all, char *const *host_keys
   gexi_ctx.host_index = host.index;
   gexi_ctx.host_count = host.count;
   gexi_ctx.host_rank = host.rank;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  gexi_ctx.host_oversubscribed = cpus > 0 && (long)host.size > cpus;
 }
 
 

@@ -16,6 +16,9 @@
  * barrier). */
 #define GEXI_SPINS_BEFORE_YIELD 64
 #define GEXI_SPINS_BETWEEN_YIELDS 16
+/* On an oversubscribed host a spinning rank holds a core that a rank with
+ * work may be waiting for, and a network poll is a system call (several
+ * microseconds for 64 of them): there every empty poll yields. */
 /* Yields in a row after which a thread whose every peer is off-node sleeps
  * on the network (up to GEXI_BLOCK_US) instead of yielding: all its work
  * then arrives through the network transport, whose wait object wakes it.
@@ -38,8 +41,10 @@ int gexi_poll(int what) {
 }
 
 void gexi_idle(void) {
-  if (++gexi_tls.idle_polls >= GEXI_SPINS_BEFORE_YIELD) {
-    gexi_tls.idle_polls = GEXI_SPINS_BEFORE_YIELD - GEXI_SPINS_BETWEEN_YIELDS;
+  const bool eager = gexi_ctx.host_oversubscribed;
+  const unsigned before = eager ? 1 : GEXI_SPINS_BEFORE_YIELD;
+  if (++gexi_tls.idle_polls >= before) {
+    gexi_tls.idle_polls = eager ? 0 : GEXI_SPINS_BEFORE_YIELD - GEXI_SPINS_BETWEEN_YIELDS;
     if (++gexi_tls.idle_yields >= GEXI_YIELDS_BEFORE_BLOCK && gexi_ctx.net &&
         gexi_ctx.net->block && gexi_ctx.nbrhd_size == 1) {
       gexi_tls.idle_yields = 0;
