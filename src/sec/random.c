@@ -18,8 +18,15 @@ void gexi_random_bytes(void *buf, size_t n) {
   }
 }
 
-uint64_t gexi_random_u64(void) {
-  uint64_t v;
-  gexi_random_bytes(&v, sizeof v);
-  return v;
+
+void gexi_keygen_init(struct gexi_keygen *g) {
+  unsigned char k[16];
+  gexi_random_bytes(k, sizeof k);
+  gexi_sipkey_load(&g->key, k);
+  atomic_init(&g->drawn, 0);
+}
+
+uint64_t gexi_keygen_next(struct gexi_keygen *g) {
+  uint64_t n = atomic_fetch_add_explicit(&g->drawn, 1, memory_order_relaxed);
+  return gexi_siphash24(&g->key, &n, sizeof n);
 }

@@ -41,6 +41,7 @@
 
 #include "am/am.h"
 #include "core/context.h"
+#include "sec/random.h"
 #include "sec/siphash.h"
 #include "transport/transport.h" /* struct gexi_exposed_rma */
 
@@ -194,6 +195,7 @@ struct gexi_ofi {
 
 
   /* Segment registration. */
+  struct gexi_keygen mr_keys; /* keys asked for at every registration */
   struct fid_mr *seg_mr;
   void *seg_desc;
   uintptr_t seg_base, seg_size;

@@ -250,6 +250,7 @@ static void rxd_window(void) {
 void gexi_ofi_start(int one_host) {
   struct gexi_ofi *o = calloc(1, sizeof *o);
   if (!o) gexi_fatal("out of memory");
+  gexi_keygen_init(&o->mr_keys);
   /* Published with release: gexi_ofi_at_exit may read it from another thread. */
   __atomic_store_n(&gexi_ctx.ofi, o, __ATOMIC_RELEASE);
   const char *prov = gexi_ctx.env.ofi_provider, *dom = gexi_ctx.env.ofi_domain;

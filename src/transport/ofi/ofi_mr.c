@@ -3,9 +3,11 @@
  * The segment is registered once, at attach, for remote reads and writes
  * (and local use, for FI_MR_LOCAL providers).  Mode bits honoured:
  *   FI_MR_PROV_KEY   the provider picks the key; otherwise we ask for a
- *                    random 64-bit key (sec/random.c), so that a process
- *                    outside the job cannot name the segment: the keys are
- *                    exchanged only through the bootstrap (docs/security.md).
+ *                    random 64-bit key (sec/random.c: a keyed hash of a
+ *                    counter, under a key drawn from the kernel at
+ *                    start), so that a process outside the job cannot
+ *                    name the segment: the keys are exchanged only
+ *                    through the bootstrap (docs/security.md).
  *                    Temporary and AM-buffer registrations get random keys
  *                    too (they allow no remote access in any case);
  *   FI_MR_VIRT_ADDR  remote addresses are virtual addresses; otherwise they
@@ -32,7 +34,7 @@ struct fid_mr *gexi_ofi_reg(const void *buf, size_t len, uint64_t access) {
   ssize_t rc;
   int tries = 0;
   do
-    rc = fi_mr_reg(o->domain, buf, len, access, 0, gexi_random_u64(), 0, &mr, NULL);
+    rc = fi_mr_reg(o->domain, buf, len, access, 0, gexi_keygen_next(&o->mr_keys), 0, &mr, NULL);
   while (rc == -FI_ENOKEY && ++tries < 8);
   if (rc) gexi_ofi_fail("fi_mr_reg", rc);
   if (o->mr_mode & FI_MR_ENDPOINT) {
