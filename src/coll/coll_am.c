@@ -379,21 +379,26 @@ static GEXI_NORETURN void mismatch(const struct gexi_Event *e, gex_Rank_t src, s
 }
 
 /* ---- rendezvous ----------------------------------------------------------------- */
-/* From GEX_COLL_RDV_MIN bytes; from half that where every transfer is
- * between two processes alone:
- * - a ReduceToAll by exchange: each step moves a whole vector both ways, and
- *   fragments cost per message (2 ranks over net, 64 KiB: 35 us by
- *   rendezvous, 44 us in 15 KiB fragments; 4 ranks: no difference);
- * - a broadcast in a team of two: one read, nothing to pipeline (net, 64
- *   KiB: 25 us against 29-33 in fragments, 32 KiB: 19.5 against 17).  With
- *   more members the root's process serves every reader and the fragments
- *   pipeline through the tree: at 4 ranks, 64 KiB took 184 us by rendezvous
- *   and 110 in fragments. */
+/* From GEX_COLL_RDV_MIN bytes (32 KiB by default) where the data will move
+ * by push (a broadcast, or a ReduceToAll by exchange, on a transport with
+ * put_ordered): one write and one Short per fragment, no acknowledgement,
+ * beat the 15 KiB fragments' copies (net, 4 ranks: broadcast 32 KiB 42.6
+ * us against 61.6 in fragments, 64 KiB 57 against 95; ReduceToAll 32 KiB
+ * 102 against 124; 2 ranks: ReduceToAll 32 KiB 26.3 against 35.7, 16 KiB
+ * 25 against 19 -- fragments win below 32 KiB).  Where it will move by
+ * reads, the readers' round trips cost more: from twice that where every
+ * transfer is between two processes alone (the exchange, each of whose
+ * steps moves a whole vector both ways; a broadcast in a team of two, one
+ * read with nothing to pipeline: 64 KiB 25 us against 29-33 in fragments),
+ * else from four times that (a tree, whose root serves every reader while
+ * fragments pipeline: at 4 ranks 64 KiB took 184 us by reads and 110 in
+ * fragments). */
 static bool rdv_wanted(const struct gexi_Event *e, size_t total) {
   uint64_t min = gexi_ctx.env.coll_rdv_min;
-  if ((e->ckind == GEXI_COLL_REDUCE && e->root == GEX_RANK_INVALID && gexi_ctx.env.coll_xchg) ||
-      (e->ckind == GEXI_COLL_BCAST && e->t->head.size == 2))
-    min = (min + 1) / 2;
+  bool xchg = e->ckind == GEXI_COLL_REDUCE && e->root == GEX_RANK_INVALID && gexi_ctx.env.coll_xchg;
+  bool pushed = (xchg || e->ckind == GEXI_COLL_BCAST) && gexi_ctx.env.coll_rdv_push &&
+                gexi_ctx.net && gexi_ctx.net->put_ordered && gexi_ctx.net->put_ordered();
+  if (!pushed) min *= xchg || (e->ckind == GEXI_COLL_BCAST && e->t->head.size == 2) ? 2 : 4;
   return min && total >= min && e->ckind != GEXI_COLL_GATHER && gexi_ctx.net &&
          gexi_ctx.net->expose;
 }
@@ -841,13 +846,13 @@ static void xchg_start(struct gexi_Event *e) {
   e->xchg = true;
   e->xlog = 0;
   while (((uint64_t)2 << e->xlog) <= e->t->head.size) e->xlog++;
-  /* Halving from 4 doubling members, for payloads of at least 8 times
+  /* Halving from 4 doubling members, for payloads of at least 32 times
    * GEX_COLL_RDV_MIN (1 MiB by default) with an element for every member:
    * it takes twice as many steps, which cost more than it saves below that
    * (net, 4 ranks: 512 KiB 515 us against 483 by doubling, 256 KiB 403
    * against 314-345; 1 MiB 750-783 against 1214). */
   bool halve = e->rdv && e->xlog >= 2 && e->dt_cnt >= ((size_t)1 << e->xlog) &&
-               dst_bytes(e) / 8 >= gexi_ctx.env.coll_rdv_min;
+               dst_bytes(e) / 32 >= gexi_ctx.env.coll_rdv_min;
   e->xsteps = halve ? 2 * e->xlog : e->xlog;
   e->xfrags = (dst_bytes(e) + e->chunk - 1) / e->chunk;
   e->xcur = e->src;
@@ -887,7 +892,7 @@ static void xchg_fold(struct gexi_Event *e, unsigned char *into, bool lower, boo
 }
 
 /* ---- ReduceToAll: halving -------------------------------------------------------
- * From 4 doubling members and 8 GEX_COLL_RDV_MIN bytes (xchg_start), the
+ * From 4 doubling members and 32 GEX_COLL_RDV_MIN bytes (xchg_start), the
  * doubling steps become a reduce-scatter and an allgather (Rabenseifner):
  * at reduce-scatter step s (partner v XOR 2^(s-1)) both partners hold the
  * same segment of elements; each keeps one half (the lower one where that

@@ -121,7 +121,7 @@ void gexi_env_load(void) {
   e->coll_force_am = gexi_env_switch("GEX_COLL_FORCE_AM", 0);
   e->coll_hier = gexi_env_switch("GEX_COLL_HIER", 1);
   e->coll_radix = (uint32_t)gexi_env_count("GEX_COLL_RADIX", 4, 2, 64);
-  e->coll_rdv_min = gexi_env_size("GEX_COLL_RDV_MIN", 128 << 10, 0, (uint64_t)1 << 40);
+  e->coll_rdv_min = gexi_env_size("GEX_COLL_RDV_MIN", 32 << 10, 0, (uint64_t)1 << 40);
   e->coll_rdv_chunk = (size_t)gexi_env_size("GEX_COLL_RDV_CHUNK", 512 << 10, 8, (uint64_t)1 << 30);
   e->coll_xchg = gexi_env_switch("GEX_COLL_XCHG", 1);
   e->coll_rdv_push = gexi_env_switch("GEX_COLL_RDV_PUSH", 1);
