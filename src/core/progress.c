@@ -16,9 +16,6 @@
  * barrier). */
 #define GEXI_SPINS_BEFORE_YIELD 64
 #define GEXI_SPINS_BETWEEN_YIELDS 16
-/* On an oversubscribed host a spinning rank holds a core that a rank with
- * work may be waiting for, and a network poll is a system call (several
- * microseconds for 64 of them): there every empty poll yields. */
 /* Yields in a row after which a thread whose every peer is off-node sleeps
  * on the network (up to GEXI_BLOCK_US) instead of yielding: all its work
  * then arrives through the network transport, whose wait object wakes it.
@@ -40,6 +37,9 @@ int gexi_poll(int what) {
   return n;
 }
 
+/* On an oversubscribed host a spinning rank holds a core that a rank with
+ * work may be waiting for, and a network poll is a system call (tens of
+ * microseconds for 64 of them): there every empty poll yields. */
 void gexi_idle(void) {
   const bool eager = gexi_ctx.host_oversubscribed;
   const unsigned before = eager ? 1 : GEXI_SPINS_BEFORE_YIELD;

@@ -18,7 +18,6 @@ void gexi_random_bytes(void *buf, size_t n) {
   }
 }
 
-
 void gexi_keygen_init(struct gexi_keygen *g) {
   unsigned char k[16];
   gexi_random_bytes(k, sizeof k);
