@@ -393,14 +393,23 @@ static GEXI_NORETURN void mismatch(const struct gexi_Event *e, gex_Rank_t src, s
  * else from four times that (a tree, whose root serves every reader while
  * fragments pipeline: at 4 ranks 64 KiB took 184 us by reads and 110 in
  * fragments). */
+static bool by_exchange(const struct gexi_Event *e) {
+  return e->ckind == GEXI_COLL_REDUCE && e->root == GEX_RANK_INVALID && gexi_ctx.env.coll_xchg;
+}
+
+/* Whether a rendezvous of e moves by push (between the pairs push_with
+ * allows); called only where gexi_ctx.net exposes buffers. */
+static bool push_kind(const struct gexi_Event *e) {
+  return (e->ckind == GEXI_COLL_BCAST || by_exchange(e)) && gexi_ctx.env.coll_rdv_push &&
+         gexi_ctx.net->put_ordered();
+}
+
 static bool rdv_wanted(const struct gexi_Event *e, size_t total) {
+  if (e->ckind == GEXI_COLL_GATHER || !gexi_ctx.net || !gexi_ctx.net->expose) return false;
   uint64_t min = gexi_ctx.env.coll_rdv_min;
-  bool xchg = e->ckind == GEXI_COLL_REDUCE && e->root == GEX_RANK_INVALID && gexi_ctx.env.coll_xchg;
-  bool pushed = (xchg || e->ckind == GEXI_COLL_BCAST) && gexi_ctx.env.coll_rdv_push &&
-                gexi_ctx.net && gexi_ctx.net->put_ordered && gexi_ctx.net->put_ordered();
-  if (!pushed) min *= xchg || (e->ckind == GEXI_COLL_BCAST && e->t->head.size == 2) ? 2 : 4;
-  return min && total >= min && e->ckind != GEXI_COLL_GATHER && gexi_ctx.net &&
-         gexi_ctx.net->expose;
+  if (!push_kind(e))
+    min *= by_exchange(e) || (e->ckind == GEXI_COLL_BCAST && e->t->head.size == 2) ? 2 : 4;
+  return min && total >= min;
 }
 
 /* The exposure of the buffer [base, base+len), made on first use. */
@@ -687,9 +696,7 @@ static void start(struct gexi_Event *e) {
      * 126.3 in two, ReduceToAll 161.8 against 173.7; at 4 ranks 512 KiB
      * fragments won, 374 against 448 us for the broadcast). */
     if (e->t->head.size == 2 && dst_bytes(e) > e->chunk) e->chunk = dst_bytes(e);
-    e->rdv->push = gexi_ctx.env.coll_rdv_push && gexi_ctx.net->put_ordered() &&
-                   (e->ckind == GEXI_COLL_BCAST ||
-                    (e->root == GEX_RANK_INVALID && gexi_ctx.env.coll_xchg));
+    e->rdv->push = push_kind(e);
   }
   size_t c = e->chunk;
   switch (e->ckind) {
@@ -707,7 +714,7 @@ static void start(struct gexi_Event *e) {
       break;
     case GEXI_COLL_REDUCE: {
       bool all = e->root == GEX_RANK_INVALID;
-      if (all && gexi_ctx.env.coll_xchg) {
+      if (by_exchange(e)) {
         xchg_start(e);
         frags = ((size_t)e->xsteps + 2) * e->xfrags;
         break;
