@@ -147,8 +147,10 @@ gex_add_net_run(tcprdv t_coll 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUS
 gex_add_net_run(tcprdv t_collam 4 GEX_SUPERNODE_MAXSIZE=1 GEX_COLL_XCHG=0 ${_rdv} ${_tcp})
 # ReduceToAll by halving (from 4 doubling members): 4 ranks, and 7 (4
 # doubling members, 3 folded in and out), every fold order of t_collam.
-gex_add_net_run(tcprdvx t_collam 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH=+ ${_tcp})
-gex_add_net_run(tcprdvx t_collam 7 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH=+ ${_tcp})
+gex_add_net_run(tcprdvx t_collam 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH=+
+                GEX_TEST_HALVED=+ ${_tcp})
+gex_add_net_run(tcprdvx t_collam 7 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH=+
+                GEX_TEST_HALVED=+ ${_tcp})
 set_property(TEST net_tcprdvx_t_collam_n4 net_tcprdvx_t_collam_n7 APPEND PROPERTY LABELS "collam;coll;rdv")
 # The same by reads only (GEX_COLL_RDV_PUSH=0).
 gex_add_net_run(tcppull t_coll 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_COLL_RDV_PUSH=0
@@ -168,7 +170,7 @@ gex_add_net_run(shm t_collam 3 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH
 set_property(TEST net_mix3rdv_t_collam_n7 net_udprdv_t_collam_n3 net_shm_t_collam_n3
              APPEND PROPERTY LABELS "collam;coll;rdv")
 # The same hook must see no rendezvous when it is off.
-gex_add_net_run(tcpnordv t_collam 3 GEX_SUPERNODE_MAXSIZE=1 GEX_COLL_RDV_MIN=0 GEX_TEST_RDV=0
+gex_add_net_run(tcpnordv t_collam 3 GEX_SUPERNODE_MAXSIZE=1 GEX_COLL_RDV_MIN=0 GEX_TEST_RDV=0 GEX_TEST_HALVED=0
                 GEX_COLL_XCHG=0 ${_tcp})
 set_property(TEST net_tcpnordv_t_collam_n3 APPEND PROPERTY LABELS "collam;coll;rdv")
 # Multi-receive AM buffers forced on tcp;ofi_rxm (not its default): its

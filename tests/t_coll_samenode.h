@@ -16,6 +16,7 @@
 uint64_t gexi_coll_same_node_ams(void);
 uint64_t gexi_coll_rdv_frags(void);
 uint64_t gexi_coll_rdv_pushed(void);
+uint64_t gexi_coll_halved(void);
 
 /* The check both hooks share: 'var' unset or empty -- none; "0" -- the sum
  * of 'mine' over the job must be 0; anything else -- it must not be. */
@@ -45,12 +46,15 @@ static void check_same_node_ams(void) {
  * a collective fragment by RMA, read or pushed (gexi_coll_rdv_frags, an
  * internal hook);
  * GEX_TEST_RDV=0 -- none may have.  GEX_TEST_RDV_PUSH and GEX_TEST_RDV_READ
- * say the same of the fragments written by push and of those read. */
+ * say the same of the fragments written by push and of those read;
+ * GEX_TEST_HALVED of the ReduceToAll collectives run by halving. */
 static void check_rdv_frags(void) {
   uint64_t all = gexi_coll_rdv_frags(), pushed = gexi_coll_rdv_pushed();
+  uint64_t halved = gexi_coll_halved();
   check_job_count("GEX_TEST_RDV", all, "collective fragments moved by rendezvous");
   check_job_count("GEX_TEST_RDV_PUSH", pushed, "rendezvous fragments pushed");
   check_job_count("GEX_TEST_RDV_READ", all - pushed, "rendezvous fragments read");
+  check_job_count("GEX_TEST_HALVED", halved, "ReduceToAll collectives by halving");
 }
 
 #endif

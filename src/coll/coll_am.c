@@ -118,6 +118,7 @@ struct gexi_coll_am {
   bool hier;      /* GEX_COLL_HIER (default 1) */
   _Atomic uint64_t rdv_frags;  /* fragments moved by rendezvous (test hook) */
   _Atomic uint64_t rdv_pushed; /* of which written by push (test hook) */
+  _Atomic uint64_t halved;     /* ReduceToAll collectives run by halving (test hook) */
   _Atomic uint64_t same_node_ams; /* client-collective AMs to this node (test hook) */
 };
 
@@ -152,6 +153,7 @@ struct gexi_cam_rdv {
 uint64_t gexi_coll_same_node_ams(void) { return atomic_load(&gexi_ctx.coll_am->same_node_ams); }
 uint64_t gexi_coll_rdv_frags(void) { return atomic_load(&gexi_ctx.coll_am->rdv_frags); }
 uint64_t gexi_coll_rdv_pushed(void) { return atomic_load(&gexi_ctx.coll_am->rdv_pushed); }
+uint64_t gexi_coll_halved(void) { return atomic_load(&gexi_ctx.coll_am->halved); }
 
 /* ---- records, inbox ------------------------------------------------------ */
 static struct gexi_cam_msg *msg_alloc(size_t nbytes) {
@@ -861,6 +863,7 @@ static void xchg_start(struct gexi_Event *e) {
   bool halve = e->rdv && e->xlog >= 2 && e->dt_cnt >= ((size_t)1 << e->xlog) &&
                dst_bytes(e) / 32 >= gexi_ctx.env.coll_rdv_min;
   e->xsteps = halve ? 2 * e->xlog : e->xlog;
+  if (halve) atomic_fetch_add_explicit(&gexi_ctx.coll_am->halved, 1, memory_order_relaxed);
   e->xfrags = (dst_bytes(e) + e->chunk - 1) / e->chunk;
   e->xcur = e->src;
 }

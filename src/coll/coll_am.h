@@ -38,6 +38,8 @@ uint64_t gexi_coll_same_node_ams(void);
 uint64_t gexi_coll_rdv_frags(void);
 /* Of those, the ones written by push. */
 uint64_t gexi_coll_rdv_pushed(void);
+/* ReduceToAll collectives this process ran by halving (internal test hook). */
+uint64_t gexi_coll_halved(void);
 
 /* Advance e, the head of its team's queue (collective lock held); sets
  * e->done at completion.  Returns non-zero if anything moved.  Sends AMs
