@@ -51,6 +51,9 @@ endforeach()
 foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_net_run(default ${t} 2 GEX_SUPERNODE_MAXSIZE=1)
 endforeach()
+# libfabric is loaded once a peer is reached through the network (t_fabric_lazy).
+gex_add_net_run(tcp t_fabric_lazy 2 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
+gex_add_net_run(mix t_fabric_lazy 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
 # The diagnostics' injected faults must be caught over the network too.
 add_test(NAME net_tcp_t_diagnostics_fault_n2
   COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --

@@ -164,7 +164,18 @@ struct ofi_deferred {
   fi_addr_t src;
 };
 
+/* libfabric's own entry points, loaded at start (ofi_lib.c). */
+struct gexi_ofi_lib {
+  int (*getinfo)(uint32_t version, const char *node, const char *service, uint64_t flags,
+                 const struct fi_info *hints, struct fi_info **info);
+  void (*freeinfo)(struct fi_info *info);
+  struct fi_info *(*dupinfo)(const struct fi_info *info);
+  int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
+  const char *(*strerror)(int errnum);
+};
+
 struct gexi_ofi {
+  struct gexi_ofi_lib fi;
   struct fi_info *info;
   struct fid_fabric *fabric;
   struct fid_domain *domain;
@@ -267,6 +278,7 @@ _Static_assert(sizeof(struct ofi_auth_msg) % 8 == 0, "wire messages are multiple
  * 'one_host': every rank shares this host's network stack (forced network
  * on one host), so the loopback interface is preferred. */
 void gexi_ofi_start(int one_host);
+void gexi_ofi_lib_load(struct gexi_ofi_lib *lib);
 const char *gexi_ofi_strerror(ssize_t rc);
 /* Process exit: remove what the provider would leave behind (the 'shm'
  * provider's /dev/shm object).  Safe from any thread, never blocks. */

@@ -615,7 +615,7 @@ static void cq_error(void) {
   if (fi_cq_readerr(o->cq, &err, 0) <= 0) return;
   fi_cq_strerror(o->cq, err.prov_errno, err.err_data, buf, sizeof buf);
   if (err.flags & FI_RECV) {
-    gexi_ofi_drop(FI_ADDR_NOTAVAIL, err.len, "a receive failed", fi_strerror(err.err));
+    gexi_ofi_drop(FI_ADDR_NOTAVAIL, err.len, "a receive failed", gexi_ofi_strerror(err.err));
     if (err.op_context)
       rx_completed((struct ofi_rxbuf *)((char *)err.op_context - offsetof(struct ofi_rxbuf, fctx)),
                    err.buf, err.len, (err.flags & FI_MULTI_RECV) != 0);
@@ -636,11 +636,11 @@ static void cq_error(void) {
     gexi_fatal_peer(op->peer,
                     "network (libfabric %s): a %s with rank %u failed: %s%s%s (rank %u died or "
                     "is unreachable)",
-                    o->prov_name, what, (unsigned)op->peer, fi_strerror(err.err),
+                    o->prov_name, what, (unsigned)op->peer, gexi_ofi_strerror(err.err),
                     buf[0] ? ": " : "", buf, (unsigned)op->peer);
   }
   gexi_fatal("network (libfabric %s): a %s failed: %s%s%s (a peer died or is unreachable)",
-             o->prov_name, what, fi_strerror(err.err), buf[0] ? ": " : "", buf);
+             o->prov_name, what, gexi_ofi_strerror(err.err), buf[0] ? ": " : "", buf);
 }
 
 int gexi_ofi_poll(int what) {

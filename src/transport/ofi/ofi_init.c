@@ -20,7 +20,10 @@
 #include "transport/ofi/ofi.h"
 #include "transport/transport.h"
 
-const char *gexi_ofi_strerror(ssize_t rc) { return fi_strerror((int)(rc < 0 ? -rc : rc)); }
+const char *gexi_ofi_strerror(ssize_t rc) {
+  const struct gexi_ofi *o = gexi_ctx.ofi;
+  return o && o->fi.strerror ? o->fi.strerror((int)(rc < 0 ? -rc : rc)) : "libfabric error";
+}
 
 void gexi_ofi_fail(const char *what, ssize_t rc) {
   gexi_fatal("network (libfabric %s): %s failed: %s", gexi_ctx.ofi && gexi_ctx.ofi->prov_name
@@ -45,7 +48,7 @@ static int is_loopback(const struct fi_info *fi) {
 
 static struct fi_info *make_hints(const char *prov, int want_dc, int want_saw, int want_atomic,
                                   int want_source) {
-  struct fi_info *h = fi_allocinfo();
+  struct fi_info *h = gexi_ctx.ofi->fi.dupinfo(NULL); /* fi_allocinfo */
   if (!h) gexi_fatal("out of memory");
   h->ep_attr->type = FI_EP_RDM;
   h->caps = FI_MSG | FI_RMA | FI_MULTI_RECV | FI_SEND | FI_RECV | FI_READ | FI_WRITE |
@@ -129,7 +132,7 @@ static int rma_in_nic(const char *prov) {
 static void open_resources(struct gexi_ofi *o) {
   struct fi_info *fi = o->info;
   ssize_t rc;
-  if ((rc = fi_fabric(fi->fabric_attr, &o->fabric, NULL))) gexi_ofi_fail("fi_fabric", rc);
+  if ((rc = o->fi.fabric(fi->fabric_attr, &o->fabric, NULL))) gexi_ofi_fail("fi_fabric", rc);
   if ((rc = fi_domain(o->fabric, fi, &o->domain, NULL))) gexi_ofi_fail("fi_domain", rc);
   struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = gexi_ctx.size};
   if ((rc = fi_av_open(o->domain, &av_attr, &o->av, NULL))) gexi_ofi_fail("fi_av_open", rc);
@@ -250,6 +253,7 @@ static void rxd_window(void) {
 void gexi_ofi_start(int one_host) {
   struct gexi_ofi *o = calloc(1, sizeof *o);
   if (!o) gexi_fatal("out of memory");
+  gexi_ofi_lib_load(&o->fi);
   gexi_keygen_init(&o->mr_keys);
   /* Published with release: gexi_ofi_at_exit may read it from another thread. */
   __atomic_store_n(&gexi_ctx.ofi, o, __ATOMIC_RELEASE);
@@ -266,8 +270,8 @@ void gexi_ofi_start(int one_host) {
                                  {1, 1, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}};
   for (int t = 0; t < 8 && !chosen; t++) {
     struct fi_info *hints = make_hints(prov, tries[t][0], tries[t][1], 0, tries[t][2]);
-    int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
-    fi_freeinfo(hints);
+    int rc = o->fi.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    o->fi.freeinfo(hints);
     if (rc) {
       list = NULL;
       continue;
@@ -277,9 +281,9 @@ void gexi_ofi_start(int one_host) {
       dc = tries[t][0];
       saw = tries[t][1];
       src = tries[t][2];
-      o->info = fi_dupinfo(chosen);
+      o->info = o->fi.dupinfo(chosen);
     }
-    fi_freeinfo(list);
+    o->fi.freeinfo(list);
   }
   if (!o->info && dom)
     gexi_fatal("gex_Client_Init: GEX_OFI_DOMAIN='%s': libfabric offers no domain of that name "
@@ -302,20 +306,20 @@ void gexi_ofi_start(int one_host) {
       if (o->info->domain_attr->name)
         hints->domain_attr->name = strdup(o->info->domain_attr->name);
       struct fi_info *alist = NULL;
-      if (fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &alist) == 0) {
+      if (o->fi.getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &alist) == 0) {
         struct fi_info *a = pick(alist, one_host);
         if (a && (a->caps & FI_ATOMIC) &&
             strcmp(a->fabric_attr->prov_name, o->info->fabric_attr->prov_name) == 0 &&
             a->domain_attr->name && o->info->domain_attr->name &&
             strcmp(a->domain_attr->name, o->info->domain_attr->name) == 0) {
-          fi_freeinfo(o->info);
-          o->info = fi_dupinfo(a);
+          o->fi.freeinfo(o->info);
+          o->info = o->fi.dupinfo(a);
           o->atomic_caps = 1;
           saw = try_saw;
         }
-        fi_freeinfo(alist);
+        o->fi.freeinfo(alist);
       }
-      fi_freeinfo(hints);
+      o->fi.freeinfo(hints);
     }
   }
   struct fi_info *fi = o->info;
