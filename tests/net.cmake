@@ -155,6 +155,25 @@ gex_add_net_run(tcprdvx t_collam 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_
 gex_add_net_run(tcprdvx t_collam 7 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_RDV_PUSH=+
                 GEX_TEST_HALVED=+ ${_tcp})
 set_property(TEST net_tcprdvx_t_collam_n4 net_tcprdvx_t_collam_n7 APPEND PROPERTY LABELS "collam;coll;rdv")
+# Standing landing buffers (t_coll_standing; docs/collectives.md): the
+# default thresholds over net and tcp;ofi_rxm, 7 ranks on 2 cores, fragments
+# of 1000 bytes (the grant rides on the first), two "nodes" of two ranks
+# (pushed between them, read inside), udp;ofi_rxd; none with
+# GEX_COLL_RDV_STANDING=0.
+gex_add_net_run(std t_coll_standing 2 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_STANDING=+)
+gex_add_net_run(std t_coll_standing 4 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_STANDING=+ ${_tcp})
+gex_add_net_run(std t_coll_standing 7 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_STANDING=+)
+gex_add_net_run(stdfrag t_coll_standing 3 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_TEST_STANDING=+)
+gex_add_net_run(stdmix t_coll_standing 4 GEX_SUPERNODE_MAXSIZE=2 GEX_COLL_FORCE_AM=1
+                GEX_TEST_STANDING=+ GEX_TEST_RDV_READ=+ ${_tcp})
+gex_add_net_run(stdudp t_coll_standing 3 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_STANDING=+
+                "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
+gex_add_net_run(stdoff t_coll_standing 4 GEX_SUPERNODE_MAXSIZE=1 GEX_COLL_RDV_STANDING=0
+                GEX_TEST_STANDING=0 GEX_TEST_RDV_PUSH=+)
+set_property(TEST net_std_t_coll_standing_n2 net_std_t_coll_standing_n4
+             net_std_t_coll_standing_n7 net_stdfrag_t_coll_standing_n3
+             net_stdmix_t_coll_standing_n4 net_stdudp_t_coll_standing_n3
+             net_stdoff_t_coll_standing_n4 APPEND PROPERTY LABELS "collam;coll;rdv")
 # The same by reads only (GEX_COLL_RDV_PUSH=0).
 gex_add_net_run(tcppull t_coll 4 GEX_SUPERNODE_MAXSIZE=1 ${_rdv} GEX_COLL_RDV_PUSH=0
                 GEX_TEST_RDV_PUSH=0 GEX_TEST_RDV_READ=+ ${_tcp})
@@ -208,6 +227,10 @@ endforeach()
 gex_add_netns_test(netns_tcprdv_t_collam t_collam RANKS_PER_HOST 2 LABELS "net;netns;netns_tcp;rdv"
                    ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm" GEX_TEST_RANKS_PER_HOST=2 GEX_TEST_SAME_NODE_AMS=0
                    GEX_COLL_RDV_MIN=1 GEX_COLL_RDV_CHUNK=1000 GEX_TEST_RDV=+ GEX_TEST_RDV_PUSH=+)
+# Hierarchical across two hosts: the leaders' exchange lands in standing buffers.
+gex_add_netns_test(netns_tcp_t_coll_standing t_coll_standing RANKS_PER_HOST 2
+                   LABELS "net;netns;netns_tcp;rdv" ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm"
+                   GEX_TEST_STANDING=+)
 foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_netns_test(netns_udp_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;netns_udp"
                      ENV "GEX_OFI_PROVIDER=udp;ofi_rxd" GEX_TEST_RANKS_PER_HOST=2)

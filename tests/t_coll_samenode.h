@@ -17,6 +17,7 @@ uint64_t gexi_coll_same_node_ams(void);
 uint64_t gexi_coll_rdv_frags(void);
 uint64_t gexi_coll_rdv_pushed(void);
 uint64_t gexi_coll_halved(void);
+uint64_t gexi_coll_standing(void);
 
 /* The check both hooks share: 'var' unset or empty -- none; "0" -- the sum
  * of 'mine' over the job must be 0; anything else -- it must not be. */
@@ -47,7 +48,9 @@ static void check_same_node_ams(void) {
  * internal hook);
  * GEX_TEST_RDV=0 -- none may have.  GEX_TEST_RDV_PUSH and GEX_TEST_RDV_READ
  * say the same of the fragments written by push and of those read;
- * GEX_TEST_HALVED of the ReduceToAll collectives run by halving. */
+ * GEX_TEST_HALVED of the ReduceToAll collectives run by halving,
+ * GEX_TEST_STANDING of the exchange steps that landed in a standing buffer
+ * (no RTR). */
 static void check_rdv_frags(void) {
   uint64_t all = gexi_coll_rdv_frags(), pushed = gexi_coll_rdv_pushed();
   uint64_t halved = gexi_coll_halved();
@@ -55,6 +58,8 @@ static void check_rdv_frags(void) {
   check_job_count("GEX_TEST_RDV_PUSH", pushed, "rendezvous fragments pushed");
   check_job_count("GEX_TEST_RDV_READ", all - pushed, "rendezvous fragments read");
   check_job_count("GEX_TEST_HALVED", halved, "ReduceToAll collectives by halving");
+  check_job_count("GEX_TEST_STANDING", gexi_coll_standing(),
+                  "exchange steps landed in standing buffers");
 }
 
 #endif

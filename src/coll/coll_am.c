@@ -60,6 +60,25 @@
  * is not ordered with the network's writes, so those pairs keep the reads;
  * the choice depends only on the pair, so both ends make it alike.
  *
+ * Standing landing buffers.  By push, a doubling step of a ReduceToAll
+ * exchange waits for the partner's RTR before it writes, and the partner
+ * sends that RTR only when it starts the collective: two members fall into
+ * a ping-pong, each announcing its buffer for collective j + 1 only after
+ * the other's vector of j arrived (two one-way latencies per collective).
+ * So at doubling step s of collective j (GEX_COLL_RDV_STANDING bytes at
+ * most) the Short telling the partner that fragment 0 of my vector landed
+ * is a Medium carrying a grant: a buffer of mine that the team keeps,
+ * exposed once, into which the partner writes its vector at step s of
+ * collective j + 1 without waiting for an RTR.  Two buffers per step, by
+ * the parity of seq: the one granted during j (parity j + 1) last held the
+ * partner's vector of j - 1, folded before j - 1 completed here.  Both ends
+ * know whether j + 1 lands in the grant: its seq is one above the grant's
+ * and it is a doubling step by push of at most the granted size -- the same
+ * arguments at every member -- and the partner holds the grant, having
+ * taken every message of mine for j before completing j.  The grant rides
+ * on a message that j consumes, so no message outlives its collective; the
+ * buffers go with the team (gexi_cam_team_free).
+ *
  * Why an inbox of a slot cannot hold stale messages: every message sent to
  * a process for a collective is consumed by that process's instance of the
  * collective before it completes there, so when a team is destroyed (all
@@ -119,6 +138,7 @@ struct gexi_coll_am {
   _Atomic uint64_t rdv_frags;  /* fragments moved by rendezvous (test hook) */
   _Atomic uint64_t rdv_pushed; /* of which written by push (test hook) */
   _Atomic uint64_t halved;     /* ReduceToAll collectives run by halving (test hook) */
+  _Atomic uint64_t standing;   /* exchange steps landed in standing buffers (test hook) */
   _Atomic uint64_t same_node_ams; /* client-collective AMs to this node (test hook) */
 };
 
@@ -149,11 +169,30 @@ struct gexi_cam_rdv {
   gex_Rank_t kd_got;         /* children whose announcement was taken (or not needed) */
 };
 
+/* Standing landing buffers of a team (see "Standing landing buffers"),
+ * by doubling step s (index s - 1) and seq parity. */
+#define XL_STEPS 32
+struct xl_buf {
+  struct gexi_cam_msg *m; /* NULL: none yet */
+  size_t len;
+  void *handle;
+  uint64_t key, raddr;
+};
+struct gexi_xland {
+  struct xl_buf mine[XL_STEPS][2];
+  uint32_t mine_seq[XL_STEPS][2]; /* the collective mine[][] is granted for */
+  bool mine_ok[XL_STEPS][2];
+  struct rdv_desc theirs[XL_STEPS][2]; /* the partner's grants */
+  uint32_t theirs_seq[XL_STEPS][2];
+  bool theirs_ok[XL_STEPS][2];
+};
+
 /* Client-collective AMs sent to a process of this node (test hook). */
 uint64_t gexi_coll_same_node_ams(void) { return atomic_load(&gexi_ctx.coll_am->same_node_ams); }
 uint64_t gexi_coll_rdv_frags(void) { return atomic_load(&gexi_ctx.coll_am->rdv_frags); }
 uint64_t gexi_coll_rdv_pushed(void) { return atomic_load(&gexi_ctx.coll_am->rdv_pushed); }
 uint64_t gexi_coll_halved(void) { return atomic_load(&gexi_ctx.coll_am->halved); }
+uint64_t gexi_coll_standing(void) { return atomic_load(&gexi_ctx.coll_am->standing); }
 
 /* ---- records, inbox ------------------------------------------------------ */
 static struct gexi_cam_msg *msg_alloc(size_t nbytes) {
@@ -518,22 +557,28 @@ static int take_rtr(struct gexi_Event *e, gex_Rank_t from, uint32_t tag, size_t 
 struct push_then {
   const struct gexi_Event *e;
   gex_Rank_t to;
-  uint32_t tag0; /* tag of the first fragment of the batch */
+  uint32_t tag0;                /* tag of the first fragment of the batch */
+  const struct rdv_desc *grant; /* carried by the batch's first message (or NULL) */
 };
 
-/* put_exposed's 'then': the Shorts telling that fragments landed. */
+/* put_exposed's 'then': the Shorts telling that fragments landed (the
+ * first a Medium with the grant, if any). */
 static void push_landed(void *arg, size_t first, size_t k) {
   const struct push_then *p = arg;
   for (size_t i = first; i < first + k; i++)
-    send_short(p->e, p->to, p->e->seq, p->tag0 + (uint32_t)i);
+    if (i == 0 && p->grant)
+      send_medium(p->e, p->to, p->e->seq, p->tag0, p->grant, sizeof *p->grant);
+    else
+      send_short(p->e, p->to, p->e->seq, p->tag0 + (uint32_t)i);
 }
 
 /* Push rbytes at p to team rank 'to', at offset doff of the landing buffer
  * it announced in *d, as fragments (tag kind | first + f): written, each
- * followed by its Short; returns once p is reusable. */
+ * followed by its Short (the first one carrying 'grant' if not NULL);
+ * returns once p is reusable. */
 static void push_frags(struct gexi_Event *e, gex_Rank_t to, uint32_t kind, size_t first,
                        const struct rdv_desc *d, size_t doff, const unsigned char *p,
-                       size_t rbytes) {
+                       size_t rbytes, const struct rdv_desc *grant) {
   size_t c = e->chunk, n = (rbytes + c - 1) / c;
   struct gexi_exposed_rma w[RDV_BATCH];
   for (size_t f0 = 0; f0 < n; f0 += RDV_BATCH) {
@@ -543,16 +588,22 @@ static void push_frags(struct gexi_Event *e, gex_Rank_t to, uint32_t kind, size_
       w[i] = (struct gexi_exposed_rma){(void *)(uintptr_t)(p + off), d->raddr + doff + off, d->key,
                                        rbytes - off < c ? rbytes - off : c};
     }
-    struct push_then pt = {e, to, kind | (uint32_t)(first + f0)};
+    struct push_then pt = {e, to, kind | (uint32_t)(first + f0), f0 ? NULL : grant};
     gexi_ctx.net->put_exposed(e->t->peers[to].jobrank, k, w, push_landed, &pt);
   }
   atomic_fetch_add_explicit(&gexi_ctx.coll_am->rdv_frags, n, memory_order_relaxed);
   atomic_fetch_add_explicit(&gexi_ctx.coll_am->rdv_pushed, n, memory_order_relaxed);
 }
 
-/* A fragment's Short from a pusher: its bytes are in place. */
-static void landed(struct gexi_Event *e, struct gexi_cam_msg *m) {
-  if (m->nbytes) mismatch(e, m->src, m->nbytes, 0);
+static void xl_take_grant(struct gexi_Event *e, uint32_t s, const struct gexi_cam_msg *m);
+
+/* A fragment's Short from a pusher: its bytes are in place.  With a grant
+ * for step s of the next collective when s is not 0. */
+static void landed(struct gexi_Event *e, struct gexi_cam_msg *m, uint32_t s) {
+  if (s)
+    xl_take_grant(e, s, m);
+  else if (m->nbytes)
+    mismatch(e, m->src, m->nbytes, 0);
   msg_free(m);
 }
 
@@ -877,11 +928,17 @@ static void xchg_start(struct gexi_Event *e) {
 static void xchg_fold(struct gexi_Event *e, unsigned char *into, bool lower, bool last) {
   size_t total = dst_bytes(e);
   unsigned char *out = into;
-  if (!lower) { /* mine on the left: into the partner's vector */
-    gexi_coll_combine(e, e->xcur, out, e->dt_cnt);
-    if (last && out != e->dst) {
-      memcpy(e->dst, out, total);
+  if (!lower) { /* mine on the left: into the partner's vector, or into dst at the end */
+    bool to_dst = last && into != e->dst && !overlap(e->dst, into, total) &&
+                  (e->xcur == e->dst || !overlap(e->dst, e->xcur, total));
+    if (to_dst && gexi_coll_combine_to(e, e->xcur, into, e->dst, e->dt_cnt)) {
       out = e->dst;
+    } else {
+      gexi_coll_combine(e, e->xcur, out, e->dt_cnt);
+      if (last && out != e->dst) {
+        memcpy(e->dst, out, total);
+        out = e->dst;
+      }
     }
   } else {
     out = last ? e->dst : e->acc ? e->acc->data : (e->acc = msg_alloc(total))->data;
@@ -937,26 +994,114 @@ static gex_Rank_t xvirt(const struct gexi_Event *e) {
   return me < 2 * rem ? me / 2 : me - rem;
 }
 
+/* ---- ReduceToAll: standing landing buffers (see the top of this file) ---- */
+
+/* Whether step s of e, by push (psh) with its partner, grants a standing
+ * buffer for the next collective: a doubling step of at most
+ * GEX_COLL_RDV_STANDING bytes.  The same at both ends of the pair. */
+static bool xl_eligible(const struct gexi_Event *e, uint32_t s, bool psh) {
+  return psh && e->xchg && e->xsteps == e->xlog && s >= 1 && s <= e->xlog && s <= XL_STEPS &&
+         dst_bytes(e) <= gexi_ctx.env.coll_rdv_standing;
+}
+
+/* My standing buffer the partner writes step s of e into, or NULL (then it
+ * waits for my RTR). */
+static unsigned char *xl_landing(const struct gexi_Event *e, uint32_t s, bool psh) {
+  const struct gexi_xland *x = e->t->xland;
+  unsigned p = e->seq & 1;
+  if (!x || !xl_eligible(e, s, psh) || !x->mine_ok[s - 1][p] || x->mine_seq[s - 1][p] != e->seq)
+    return NULL;
+  const struct xl_buf *b = &x->mine[s - 1][p];
+  return b->len >= dst_bytes(e) ? b->m->data : NULL;
+}
+
+/* The partner's standing buffer I write step s of e into, or NULL. */
+static const struct rdv_desc *xl_target(const struct gexi_Event *e, uint32_t s, bool psh) {
+  const struct gexi_xland *x = e->t->xland;
+  unsigned p = e->seq & 1;
+  if (!x || !xl_eligible(e, s, psh) || !x->theirs_ok[s - 1][p] || x->theirs_seq[s - 1][p] != e->seq)
+    return NULL;
+  return x->theirs[s - 1][p].len >= dst_bytes(e) ? &x->theirs[s - 1][p] : NULL;
+}
+
+static struct gexi_xland *xl_of(struct gexi_team *t) {
+  if (!t->xland && !(t->xland = calloc(1, sizeof *t->xland))) gexi_fatal("out of memory");
+  return t->xland;
+}
+
+static void xl_buf_release(struct xl_buf *b) {
+  if (!b->m) return;
+  gexi_ctx.net->unexpose(b->handle);
+  msg_free(b->m);
+  *b = (struct xl_buf){0};
+}
+
+/* My grant for step s of the collective after e: the buffer of its parity
+ * (free: see the top of this file), grown to e's size if smaller. */
+static void xl_grant(struct gexi_Event *e, uint32_t s, struct rdv_desc *g) {
+  struct gexi_xland *x = xl_of(e->t);
+  uint32_t next = e->seq + 1;
+  struct xl_buf *b = &x->mine[s - 1][next & 1];
+  size_t total = dst_bytes(e);
+  if (b->m && b->len < total) xl_buf_release(b);
+  if (!b->m) {
+    b->m = msg_alloc(total);
+    b->len = total;
+    b->handle = gexi_ctx.net->expose(b->m->data, total, &b->key, &b->raddr);
+  }
+  x->mine_seq[s - 1][next & 1] = next;
+  x->mine_ok[s - 1][next & 1] = true;
+  *g = (struct rdv_desc){b->raddr, b->key, b->len, RDV_MAGIC, 0};
+}
+
+/* The partner's grant for step s of the collective after e, in m. */
+static void xl_take_grant(struct gexi_Event *e, uint32_t s, const struct gexi_cam_msg *m) {
+  struct rdv_desc d;
+  if (m->nbytes != sizeof d) mismatch(e, m->src, m->nbytes, sizeof d);
+  memcpy(&d, m->data, sizeof d);
+  if (d.magic != RDV_MAGIC || d.len < dst_bytes(e)) mismatch(e, m->src, d.len, dst_bytes(e));
+  struct gexi_xland *x = xl_of(e->t);
+  uint32_t next = e->seq + 1;
+  x->theirs[s - 1][next & 1] = d;
+  x->theirs_seq[s - 1][next & 1] = next;
+  x->theirs_ok[s - 1][next & 1] = true;
+}
+
+void gexi_cam_team_free(struct gexi_team *t) {
+  struct gexi_xland *x = t->xland;
+  if (!x) return;
+  for (size_t i = 0; i < XL_STEPS; i++)
+    for (size_t p = 0; p < 2; p++) xl_buf_release(&x->mine[i][p]);
+  free(x);
+  t->xland = NULL;
+}
+
 /* One step s of a segment exchange with team rank pr (tags TAG_XCHG from
  * s * xfrags): send sn bytes at p, inside [base, base+blen), and receive rn
  * bytes into q, inside [rbase, rbase+rlen) (either may be 0 bytes): by
- * push where the pair allows it, else by rendezvous reads.  0 until done;
+ * push where the pair allows it, else by rendezvous reads.  'standing': q
+ * is my standing buffer, granted to the partner (no RTR).  0 until done;
  * state in xsent, xgot and rtr_sent, which the caller resets per step. */
 static int seg_xfer(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, const void *base,
                     size_t blen, const unsigned char *p, size_t sn, unsigned char *rbase,
-                    size_t rlen, unsigned char *q, size_t rn, int *moved) {
+                    size_t rlen, unsigned char *q, size_t rn, bool standing, int *moved) {
   size_t c = e->chunk, first = (size_t)s * e->xfrags;
-  bool psh = push_with(e, pr);
+  bool psh = push_with(e, pr), grants = xl_eligible(e, s, psh);
   if (psh && rn && !e->rtr_sent) {
-    send_rtr(e, pr, TAG_RTR | s, rbase, rlen, q, rn);
+    if (!standing) send_rtr(e, pr, TAG_RTR | s, rbase, rlen, q, rn);
     e->rtr_sent = true;
     *moved = 1;
   }
   if (sn && !e->xsent) {
     if (psh) {
-      struct rdv_desc d;
-      if (!take_rtr(e, pr, TAG_RTR | s, sn, &d)) return 0;
-      push_frags(e, pr, TAG_XCHG, first, &d, 0, p, sn);
+      struct rdv_desc d, g;
+      const struct rdv_desc *w = xl_target(e, s, psh);
+      if (w)
+        d = *w;
+      else if (!take_rtr(e, pr, TAG_RTR | s, sn, &d))
+        return 0;
+      if (grants) xl_grant(e, s, &g);
+      push_frags(e, pr, TAG_XCHG, first, &d, 0, p, sn, grants ? &g : NULL);
     } else {
       send_frags(e, pr, TAG_XCHG, first, base, blen, p, sn);
     }
@@ -969,7 +1114,7 @@ static int seg_xfer(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, const void 
     if (!m) return 0;
     size_t off = e->xgot * c;
     if (psh)
-      landed(e, m);
+      landed(e, m, grants && e->xgot == 0 ? s : 0);
     else
       recv_frag(e, m, q + off, rn - off < c ? rn - off : c);
     e->xgot++;
@@ -1001,7 +1146,7 @@ static int halve_step(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, int *move
   size_t rlo = rs ? alo : blo, rn = ((rs ? ahi : bhi) - rlo) * sz;
   if (rs && !e->asmb) e->asmb = msg_alloc(total);
   unsigned char *rbase = rs ? e->asmb->data : e->xw, *into = rs ? rbase : rbase + rlo * sz;
-  if (!seg_xfer(e, s, pr, from, total, from + slo * sz, sn, rbase, total, into, rn, moved))
+  if (!seg_xfer(e, s, pr, from, total, from + slo * sz, sn, rbase, total, into, rn, false, moved))
     return 0;
   if (rs) { /* fold the partner's copy of my half into xw */
     unsigned char *k = e->xw + alo * sz;
@@ -1038,15 +1183,18 @@ static int xchg_step(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, bool snd, 
   /* Straight into dst: the fold-out's result (its sender has read all
    * it wanted from me), and the partner's operand of my last fold when
    * mine is the left one and dst is free. */
-  unsigned char *into = e->dst;
-  if (rcv && !fold_out && !(last && !lower && !dst_busy)) {
+  unsigned char *into = e->dst, *standing = rcv && !fold_out ? xl_landing(e, s, psh) : NULL;
+  if (standing) {
+    into = standing;
+  } else if (rcv && !fold_out && !(last && !lower && !dst_busy)) {
     if (!e->asmb) e->asmb = msg_alloc(total);
     into = e->asmb->data;
   }
   const unsigned char *mine = e->xcur;
   if ((snd || rcv) && !seg_xfer(e, s, pr, mine, total, mine, snd ? total : 0, into, total,
-                                into, rcv ? total : 0, moved))
+                                into, rcv ? total : 0, standing != NULL, moved))
     return 0;
+  if (standing) atomic_fetch_add_explicit(&gexi_ctx.coll_am->standing, 1, memory_order_relaxed);
   if (rcv) {
     /* Before the fold writes a buffer a reader may still need: dst when
      * busy (every ACK of this collective so far), or acc, my partial of
@@ -1122,7 +1270,8 @@ static int up_bcast(struct gexi_Event *e, int *moved) {
   }
   for (gex_Rank_t i = 0; i < e->nkids; i++)
     if (push_with(e, rank_of(e, e->kids[i])))
-      push_frags(e, rank_of(e, e->kids[i]), TAG_DOWN, 0, &e->rdv->kd[i], 0, e->src, e->nbytes);
+      push_frags(e, rank_of(e, e->kids[i]), TAG_DOWN, 0, &e->rdv->kd[i], 0, e->src, e->nbytes,
+                 NULL);
   if (e->dst != e->src && e->nbytes) memcpy(e->dst, e->src, e->nbytes);
   e->up_round = 1;
   *moved = 1;
@@ -1264,7 +1413,7 @@ static int down(struct gexi_Event *e, int *moved) {
     }
     if (!k) return 0;
     if (pushed)
-      for (size_t f = 0; f < k; f++) landed(e, m[f]);
+      for (size_t f = 0; f < k; f++) landed(e, m[f], 0);
     else
       recv_frags(e, k, m, d, len);
     for (size_t f = 0; fwd && f < k; f++)
@@ -1275,7 +1424,7 @@ static int down(struct gexi_Event *e, int *moved) {
     for (gex_Rank_t i = 0; fwd && i < e->nkids; i++) /* the k fragments are contiguous */
       if (push_with(e, rank_of(e, e->kids[i])))
         push_frags(e, rank_of(e, e->kids[i]), TAG_DOWN, e->down_frag, &e->rdv->kd[i], off[0],
-                   (const unsigned char *)e->dst + off[0], off[k - 1] + len[k - 1] - off[0]);
+                   (const unsigned char *)e->dst + off[0], off[k - 1] + len[k - 1] - off[0], NULL);
     e->down_frag += k;
     *moved = 1;
   }

@@ -47,6 +47,14 @@ uint64_t gexi_coll_halved(void);
  * buffer lock while doing so. */
 int gexi_cam_step(struct gexi_Event *e);
 
+/* Number of exchange steps this process landed in standing buffers
+ * (internal test hook). */
+uint64_t gexi_coll_standing(void);
+
+/* Release t's standing landing buffers (team destruction; none of its
+ * collectives in flight). */
+void gexi_cam_team_free(struct gexi_team *t);
+
 /* Team destruction: the slot's buffers must be empty (every message sent to
  * this process for a team is consumed by one of its collectives here). */
 void gexi_cam_slot_release(uint32_t slot);

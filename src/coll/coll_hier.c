@@ -127,6 +127,7 @@ void gexi_coll_hier_free(struct gexi_team *t) {
   free(h->lctrl);
   free(h->lbase);
   free(h->lead_of);
+  if (h->lt) gexi_cam_team_free(h->lt);
   free(h->lt);
   free(h);
   t->hier = NULL;

@@ -49,6 +49,52 @@ void gexi_coll_combine(const struct gexi_Event *e, const void *left, void *out, 
   }
 }
 
+/* out[i] = left[i] op right[i] (out may be left or right itself, not a
+ * part of either). */
+#define GEXI_RED3_INT(T, UT)                                                       \
+  do {                                                                             \
+    const T *a = left, *c = right;                                                 \
+    T *b = out;                                                                    \
+    switch (op) {                                                                  \
+      case GEX_OP_ADD: for (size_t i = 0; i < n; i++) b[i] = (T)((UT)a[i] + (UT)c[i]); break; \
+      case GEX_OP_MULT: for (size_t i = 0; i < n; i++) b[i] = (T)((UT)a[i] * (UT)c[i]); break; \
+      case GEX_OP_MIN: for (size_t i = 0; i < n; i++) b[i] = a[i] < c[i] ? a[i] : c[i]; break; \
+      case GEX_OP_MAX: for (size_t i = 0; i < n; i++) b[i] = a[i] > c[i] ? a[i] : c[i]; break; \
+      case GEX_OP_AND: for (size_t i = 0; i < n; i++) b[i] = a[i] & c[i]; break;   \
+      case GEX_OP_OR: for (size_t i = 0; i < n; i++) b[i] = a[i] | c[i]; break;    \
+      case GEX_OP_XOR: for (size_t i = 0; i < n; i++) b[i] = a[i] ^ c[i]; break;   \
+      default: break;                                                              \
+    }                                                                              \
+  } while (0)
+#define GEXI_RED3_FP(T)                                                            \
+  do {                                                                             \
+    const T *a = left, *c = right;                                                 \
+    T *b = out;                                                                    \
+    switch (op) {                                                                  \
+      case GEX_OP_ADD: for (size_t i = 0; i < n; i++) b[i] = a[i] + c[i]; break;   \
+      case GEX_OP_MULT: for (size_t i = 0; i < n; i++) b[i] = a[i] * c[i]; break;  \
+      case GEX_OP_MIN: for (size_t i = 0; i < n; i++) b[i] = a[i] < c[i] ? a[i] : c[i]; break; \
+      case GEX_OP_MAX: for (size_t i = 0; i < n; i++) b[i] = a[i] > c[i] ? a[i] : c[i]; break; \
+      default: break;                                                              \
+    }                                                                              \
+  } while (0)
+
+bool gexi_coll_combine_to(const struct gexi_Event *e, const void *left, const void *right,
+                          void *out, size_t n) {
+  gex_OP_t op = e->op;
+  if (op == GEX_OP_USER || op == GEX_OP_USER_NC) return false;
+  switch (e->dt) {
+    case GEX_DT_I32: GEXI_RED3_INT(int32_t, uint32_t); break;
+    case GEX_DT_U32: GEXI_RED3_INT(uint32_t, uint32_t); break;
+    case GEX_DT_I64: GEXI_RED3_INT(int64_t, uint64_t); break;
+    case GEX_DT_U64: GEXI_RED3_INT(uint64_t, uint64_t); break;
+    case GEX_DT_FLT: GEXI_RED3_FP(float); break;
+    case GEX_DT_DBL: GEXI_RED3_FP(double); break;
+    default: return false;
+  }
+  return true;
+}
+
 size_t gexi_coll_builtin_size(gex_DT_t dt) {
   switch (dt) {
     case GEX_DT_I32: case GEX_DT_U32: case GEX_DT_FLT: return 4;

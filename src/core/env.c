@@ -125,6 +125,7 @@ void gexi_env_load(void) {
   e->coll_rdv_chunk = (size_t)gexi_env_size("GEX_COLL_RDV_CHUNK", 512 << 10, 8, (uint64_t)1 << 30);
   e->coll_xchg = gexi_env_switch("GEX_COLL_XCHG", 1);
   e->coll_rdv_push = gexi_env_switch("GEX_COLL_RDV_PUSH", 1);
+  e->coll_rdv_standing = gexi_env_size("GEX_COLL_RDV_STANDING", 256 << 10, 0, (uint64_t)1 << 30);
   e->ad_force_am = gexi_env_switch("GEX_AD_FORCE_AM", 0);
   e->ad_native = env_auto_switch("GEX_AD_NATIVE");
   e->ad_verbose = gexi_env_switch("GEX_AD_VERBOSE", 0);

@@ -36,6 +36,7 @@ struct gexi_env {
   size_t coll_rdv_chunk;       /* GEX_COLL_RDV_CHUNK: rendezvous fragment bytes */
   int coll_xchg;               /* GEX_COLL_XCHG: ReduceToAll by exchange (default on) */
   int coll_rdv_push;           /* GEX_COLL_RDV_PUSH: rendezvous by writes where ordered (default on) */
+  uint64_t coll_rdv_standing;  /* GEX_COLL_RDV_STANDING: largest exchange into standing buffers */
   int ad_force_am;             /* GEX_AD_FORCE_AM */
   int ad_native;               /* GEX_AD_NATIVE: -1 auto, 0, 1 */
   int ad_verbose;              /* GEX_AD_VERBOSE */

@@ -432,6 +432,7 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
    * for this team was consumed by one of my (complete) collectives, so the
    * slot's inbox is empty (checked). */
   if (gexi_coll_team_am(t)) gexi_cam_slot_release(t->slot);
+  gexi_cam_team_free(t);
   atomic_fetch_and(&used_slots, ~((uint64_t)1 << t->slot));
   int ret = 0;
   if (scratch_p && t->scratch_addr) {
