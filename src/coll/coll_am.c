@@ -1119,6 +1119,8 @@ static int seg_xfer(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, const void 
       recv_frag(e, m, q + off, rn - off < c ? rn - off : c);
     e->xgot++;
     *moved = 1;
+    if (standing && e->xgot == nfr)
+      atomic_fetch_add_explicit(&gexi_ctx.coll_am->standing, 1, memory_order_relaxed);
   }
   return 1;
 }
@@ -1194,7 +1196,6 @@ static int xchg_step(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, bool snd, 
   if ((snd || rcv) && !seg_xfer(e, s, pr, mine, total, mine, snd ? total : 0, into, total,
                                 into, rcv ? total : 0, standing != NULL, moved))
     return 0;
-  if (standing) atomic_fetch_add_explicit(&gexi_ctx.coll_am->standing, 1, memory_order_relaxed);
   if (rcv) {
     /* Before the fold writes a buffer a reader may still need: dst when
      * busy (every ACK of this collective so far), or acc, my partial of
