@@ -2,56 +2,10 @@
  * operations), shared by the shared-memory and the AM collectives engines. */
 #include "coll/coll_ops.h"
 
-/* ---- reduction operators ----------------------------------------------- */
+/* ---- reduction operators -----------------------------------------------
+ * out[i] = left[i] op right[i]; out may be left or right itself (the
+ * in-place fold is right == out), not a part of either. */
 #define GEXI_RED_INT(T, UT)                                                        \
-  do {                                                                             \
-    const T *a = left;                                                             \
-    T *b = out;                                                                    \
-    switch (op) {                                                                  \
-      case GEX_OP_ADD: for (size_t i = 0; i < n; i++) b[i] = (T)((UT)a[i] + (UT)b[i]); break; \
-      case GEX_OP_MULT: for (size_t i = 0; i < n; i++) b[i] = (T)((UT)a[i] * (UT)b[i]); break; \
-      case GEX_OP_MIN: for (size_t i = 0; i < n; i++) b[i] = a[i] < b[i] ? a[i] : b[i]; break; \
-      case GEX_OP_MAX: for (size_t i = 0; i < n; i++) b[i] = a[i] > b[i] ? a[i] : b[i]; break; \
-      case GEX_OP_AND: for (size_t i = 0; i < n; i++) b[i] = a[i] & b[i]; break;   \
-      case GEX_OP_OR: for (size_t i = 0; i < n; i++) b[i] = a[i] | b[i]; break;    \
-      case GEX_OP_XOR: for (size_t i = 0; i < n; i++) b[i] = a[i] ^ b[i]; break;   \
-      default: break;                                                              \
-    }                                                                              \
-  } while (0)
-#define GEXI_RED_FP(T)                                                             \
-  do {                                                                             \
-    const T *a = left;                                                             \
-    T *b = out;                                                                    \
-    switch (op) {                                                                  \
-      case GEX_OP_ADD: for (size_t i = 0; i < n; i++) b[i] = a[i] + b[i]; break;   \
-      case GEX_OP_MULT: for (size_t i = 0; i < n; i++) b[i] = a[i] * b[i]; break;  \
-      case GEX_OP_MIN: for (size_t i = 0; i < n; i++) b[i] = a[i] < b[i] ? a[i] : b[i]; break; \
-      case GEX_OP_MAX: for (size_t i = 0; i < n; i++) b[i] = a[i] > b[i] ? a[i] : b[i]; break; \
-      default: break;                                                              \
-    }                                                                              \
-  } while (0)
-
-/* out[i] = left[i] op out[i] for n elements. */
-void gexi_coll_combine(const struct gexi_Event *e, const void *left, void *out, size_t n) {
-  gex_OP_t op = e->op;
-  if (op == GEX_OP_USER || op == GEX_OP_USER_NC) {
-    e->user_op(left, out, n, e->user_cdata);
-    return;
-  }
-  switch (e->dt) {
-    case GEX_DT_I32: GEXI_RED_INT(int32_t, uint32_t); break;
-    case GEX_DT_U32: GEXI_RED_INT(uint32_t, uint32_t); break;
-    case GEX_DT_I64: GEXI_RED_INT(int64_t, uint64_t); break;
-    case GEX_DT_U64: GEXI_RED_INT(uint64_t, uint64_t); break;
-    case GEX_DT_FLT: GEXI_RED_FP(float); break;
-    case GEX_DT_DBL: GEXI_RED_FP(double); break;
-    default: break;
-  }
-}
-
-/* out[i] = left[i] op right[i] (out may be left or right itself, not a
- * part of either). */
-#define GEXI_RED3_INT(T, UT)                                                       \
   do {                                                                             \
     const T *a = left, *c = right;                                                 \
     T *b = out;                                                                    \
@@ -66,7 +20,7 @@ void gexi_coll_combine(const struct gexi_Event *e, const void *left, void *out, 
       default: break;                                                              \
     }                                                                              \
   } while (0)
-#define GEXI_RED3_FP(T)                                                            \
+#define GEXI_RED_FP(T)                                                             \
   do {                                                                             \
     const T *a = left, *c = right;                                                 \
     T *b = out;                                                                    \
@@ -84,15 +38,23 @@ bool gexi_coll_combine_to(const struct gexi_Event *e, const void *left, const vo
   gex_OP_t op = e->op;
   if (op == GEX_OP_USER || op == GEX_OP_USER_NC) return false;
   switch (e->dt) {
-    case GEX_DT_I32: GEXI_RED3_INT(int32_t, uint32_t); break;
-    case GEX_DT_U32: GEXI_RED3_INT(uint32_t, uint32_t); break;
-    case GEX_DT_I64: GEXI_RED3_INT(int64_t, uint64_t); break;
-    case GEX_DT_U64: GEXI_RED3_INT(uint64_t, uint64_t); break;
-    case GEX_DT_FLT: GEXI_RED3_FP(float); break;
-    case GEX_DT_DBL: GEXI_RED3_FP(double); break;
+    case GEX_DT_I32: GEXI_RED_INT(int32_t, uint32_t); break;
+    case GEX_DT_U32: GEXI_RED_INT(uint32_t, uint32_t); break;
+    case GEX_DT_I64: GEXI_RED_INT(int64_t, uint64_t); break;
+    case GEX_DT_U64: GEXI_RED_INT(uint64_t, uint64_t); break;
+    case GEX_DT_FLT: GEXI_RED_FP(float); break;
+    case GEX_DT_DBL: GEXI_RED_FP(double); break;
     default: return false;
   }
   return true;
+}
+
+/* out[i] = left[i] op out[i] for n elements. */
+void gexi_coll_combine(const struct gexi_Event *e, const void *left, void *out, size_t n) {
+  if (e->op == GEX_OP_USER || e->op == GEX_OP_USER_NC)
+    e->user_op(left, out, n, e->user_cdata);
+  else
+    gexi_coll_combine_to(e, left, out, out, n);
 }
 
 size_t gexi_coll_builtin_size(gex_DT_t dt) {
