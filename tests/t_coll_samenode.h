@@ -19,28 +19,10 @@ uint64_t gexi_coll_rdv_pushed(void);
 uint64_t gexi_coll_halved(void);
 uint64_t gexi_coll_standing(void);
 
-/* The check both hooks share: 'var' unset or empty -- none; "0" -- the sum
- * of 'mine' over the job must be 0; anything else -- it must not be. */
-static void check_job_count(const char *var, uint64_t mine, const char *what) {
-  const char *want = getenv(var);
-  if (!want || !*want) return;
-  uint64_t total = 0;
-  gex_Event_Wait(gex_Coll_ReduceToAllNB(T.tm, &total, &mine, GEX_DT_U64, 8, 1, GEX_OP_ADD,
-                                        NULL, NULL, 0));
-  int none = strcmp(want, "0") == 0;
-  if (none)
-    CHECKF(total == 0, "%llu %s (%llu from this rank)", (unsigned long long)total, what,
-           (unsigned long long)mine);
-  else
-    CHECKF(total > 0, "no %s counted", what);
-  if (T.rank == 0)
-    printf("%s: %llu (expected %s)\n", what, (unsigned long long)total, none ? "0" : "> 0");
-}
-
 /* Read before the sum (itself a collective that may add to the counts). */
 static void check_same_node_ams(void) {
-  check_job_count("GEX_TEST_SAME_NODE_AMS", gexi_coll_same_node_ams(),
-                  "collective AMs between ranks of one node");
+  test_check_job_count("GEX_TEST_SAME_NODE_AMS", gexi_coll_same_node_ams(),
+                       "collective AMs between ranks of one node");
 }
 
 /* Rendezvous (coll/coll_am.c): GEX_TEST_RDV=+ -- some rank must have moved
@@ -54,12 +36,12 @@ static void check_same_node_ams(void) {
 static void check_rdv_frags(void) {
   uint64_t all = gexi_coll_rdv_frags(), pushed = gexi_coll_rdv_pushed();
   uint64_t halved = gexi_coll_halved();
-  check_job_count("GEX_TEST_RDV", all, "collective fragments moved by rendezvous");
-  check_job_count("GEX_TEST_RDV_PUSH", pushed, "rendezvous fragments pushed");
-  check_job_count("GEX_TEST_RDV_READ", all - pushed, "rendezvous fragments read");
-  check_job_count("GEX_TEST_HALVED", halved, "ReduceToAll collectives by halving");
-  check_job_count("GEX_TEST_STANDING", gexi_coll_standing(),
-                  "exchange steps landed in standing buffers");
+  test_check_job_count("GEX_TEST_RDV", all, "collective fragments moved by rendezvous");
+  test_check_job_count("GEX_TEST_RDV_PUSH", pushed, "rendezvous fragments pushed");
+  test_check_job_count("GEX_TEST_RDV_READ", all - pushed, "rendezvous fragments read");
+  test_check_job_count("GEX_TEST_HALVED", halved, "ReduceToAll collectives by halving");
+  test_check_job_count("GEX_TEST_STANDING", gexi_coll_standing(),
+                       "exchange steps landed in standing buffers");
 }
 
 #endif

@@ -1,6 +1,8 @@
 /* tests/test_util.c -- shared helpers for the libgex test programs. */
 #include "test_util.h"
 
+#include <gasnet_coll.h>
+
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -253,4 +255,20 @@ double test_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void test_check_job_count(const char *var, uint64_t mine, const char *what) {
+  const char *want = getenv(var);
+  if (!want || !*want) return;
+  uint64_t total = 0;
+  gex_Event_Wait(gex_Coll_ReduceToAllNB(T.tm, &total, &mine, GEX_DT_U64, 8, 1, GEX_OP_ADD,
+                                        NULL, NULL, 0));
+  int none = strcmp(want, "0") == 0;
+  if (none)
+    CHECKF(total == 0, "%llu %s (%llu from this rank)", (unsigned long long)total, what,
+           (unsigned long long)mine);
+  else
+    CHECKF(total > 0, "no %s counted", what);
+  if (T.rank == 0)
+    printf("%s: %llu (expected %s)\n", what, (unsigned long long)total, none ? "0" : "> 0");
 }

@@ -175,4 +175,10 @@ static inline void test_poll_until_geq(const volatile uint64_t *flag, uint64_t v
 /* Monotonic time in seconds. */
 double test_now(void);
 
+/* A count kept by the library (an internal hook), checked over the job
+ * (collective): environment variable 'var' unset or empty -- no check; "0"
+ * -- the sum of 'mine' over the job must be 0; anything else -- it must
+ * not be.  Rank 0 prints the sum. */
+void test_check_job_count(const char *var, uint64_t mine, const char *what);
+
 #endif
