@@ -204,6 +204,34 @@ endforeach()
 foreach(t t_am_medium t_am_long t_am_npam t_am_immediate t_mt_stress t_loopback)
   gex_add_net_run(credit ${t} 4 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1 ${_tcp})
 endforeach()
+# Batches of small AMs (t_am_batch; docs/network.md): net (the default
+# provider, multi-receive buffers) at 2 and 7 ranks, two "nodes" of two
+# ranks, the smallest batch (two records), the least credit, threads
+# (t_mt_stress, t_hsl); none with GEX_OFI_AM_BATCH=0, nor where each message
+# takes a receive buffer (tcp;ofi_rxm, udp;ofi_rxd, shm), which still run
+# the same traffic.
+gex_add_net_run(batch t_am_batch 2 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=+)
+gex_add_net_run(batch t_am_batch 7 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=+)
+gex_add_net_run(batchmix t_am_batch 4 GEX_SUPERNODE_MAXSIZE=2 GEX_TEST_BATCHED=+)
+gex_add_net_run(batchmin t_am_batch 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_BATCH=1
+                GEX_TEST_BATCHED=+)
+gex_add_net_run(batchcredit t_am_batch 4 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1
+                GEX_TEST_BATCHED=+)
+gex_add_net_run(batchoff t_am_batch 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_BATCH=0
+                GEX_TEST_BATCHED=0)
+gex_add_net_run(batchtcp t_am_batch 4 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=0 ${_tcp})
+gex_add_net_run(batchudp t_am_batch 3 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=0
+                "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
+gex_add_net_run(batchshm t_am_batch 3 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=0
+                GEX_OFI_PROVIDER=shm)
+gex_add_net_run(batchmt t_mt_stress 4 GEX_SUPERNODE_MAXSIZE=1)
+gex_add_net_run(batchmt t_hsl 4 GEX_SUPERNODE_MAXSIZE=1)
+gex_add_net_run(batchmtcredit t_mt_stress 4 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1)
+set_property(TEST net_batch_t_am_batch_n2 net_batch_t_am_batch_n7 net_batchmix_t_am_batch_n4
+             net_batchmin_t_am_batch_n3 net_batchcredit_t_am_batch_n4 net_batchoff_t_am_batch_n3
+             net_batchtcp_t_am_batch_n4 net_batchudp_t_am_batch_n3 net_batchshm_t_am_batch_n3
+             net_batchmt_t_mt_stress_n4 net_batchmt_t_hsl_n4 net_batchmtcredit_t_mt_stress_n4
+             APPEND PROPERTY LABELS am)
 # Segments made by the client (the suite above runs t_segment_create's mixed
 # mode): every rank's segment client memory, or allocated by libgex, both
 # through the network only and in two "nodes" of two ranks.
@@ -231,6 +259,13 @@ gex_add_netns_test(netns_tcprdv_t_collam t_collam RANKS_PER_HOST 2 LABELS "net;n
 gex_add_netns_test(netns_tcp_t_coll_standing t_coll_standing RANKS_PER_HOST 2
                    LABELS "net;netns;netns_tcp;rdv" ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm"
                    GEX_TEST_STANDING=+)
+# Batches between two hosts over the default provider (none over
+# tcp;ofi_rxm).
+gex_add_netns_test(netns_t_am_batch t_am_batch RANKS_PER_HOST 2 LABELS "net;netns;am"
+                   ENV GEX_TEST_BATCHED=+)
+gex_add_netns_test(netns_tcp_t_am_batch t_am_batch RANKS_PER_HOST 2
+                   LABELS "net;netns;netns_tcp;am" ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm"
+                   GEX_TEST_BATCHED=0)
 foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_netns_test(netns_udp_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;netns_udp"
                      ENV "GEX_OFI_PROVIDER=udp;ofi_rxd" GEX_TEST_RANKS_PER_HOST=2)

@@ -115,6 +115,7 @@ void gexi_env_load(void) {
   e->ofi_am_credit = gexi_env_size("GEX_OFI_AM_CREDIT", 0, 0, (uint64_t)1 << 40);
   e->ofi_multi_recv = gexi_env_string("GEX_OFI_MULTI_RECV") ? gexi_env_switch("GEX_OFI_MULTI_RECV", 0)
                                                            : -1;
+  e->ofi_am_batch = gexi_env_size("GEX_OFI_AM_BATCH", 8 << 10, 0, (uint64_t)1 << 30);
   e->ofi_verbose = gexi_env_switch("GEX_OFI_VERBOSE", 0);
   e->ofi_atomic_nonfetch = gexi_env_switch("GEX_OFI_ATOMIC_NONFETCH", 0);
   e->ofi_atomic_deny = gexi_env_string("GEX_OFI_ATOMIC_DENY");

@@ -124,7 +124,10 @@ struct ofi_peer {
   /* Messages dropped (not admitted, wrong token, malformed): counted; the
    * first few are reported with one line each. */
   _Atomic uint32_t dropped;
-  unsigned char pad_[20]; /* to 128 bytes: the fast path indexes the table with a shift */
+  /* The poll generation (gexi_ofi.poll_gen) of our last AM to it sent on
+   * its own: another one before the next poll joins a batch. */
+  _Atomic uint32_t tx_gen;
+  unsigned char pad_[16]; /* to 128 bytes: the fast path indexes the table with a shift */
 };
 _Static_assert(sizeof(struct ofi_peer) == 128, "struct ofi_peer: 128 bytes");
 
@@ -233,6 +236,29 @@ struct gexi_ofi {
   void *pool_mem;
   struct fid_mr *pool_mr;
   void *pool_desc;
+
+  /* Batches of small AMs (ofi_am_batch.c). */
+  size_t batch_max;              /* bytes of a batch; 0: AMs are never batched */
+  size_t batch_full;             /* a batch longer than this leaves (no room for one more) */
+  _Atomic uint32_t poll_gen;     /* changes at every poll */
+  _Atomic uint32_t nbatch_open;  /* batches holding records */
+  _Atomic int batch_lock;        /* a spinlock over batches[] and batch_open[] (held for a
+                                  * copy of at most OFI_STACK_WIRE bytes) */
+  struct ofi_batch *batches;     /* by OFI_BATCH_INDEX(jobrank, channel) */
+  uint32_t *batch_open;          /* the indexes of the open batches (nbatch_open of them) */
+  _Atomic uint64_t batched;      /* AMs that left in a batch (GEX_TEST_BATCHED) */
+};
+
+/* The open batch of AMs for one peer and channel (Requests, Replies): a
+ * pool buffer holding the batch header (struct ofi_wire up to 'h') and
+ * 'len' bytes in all.  The channel is the sender's 'what' (GEXI_POLL_ALL
+ * for a Request, GEXI_POLL_REPLIES for a Reply). */
+#define OFI_BATCH_INDEX(jobrank, ch) (2 * (uint32_t)(jobrank) + (uint32_t)(ch))
+#define OFI_BATCH_PEER(index) ((gex_Rank_t)((index) / 2))
+struct ofi_batch {
+  char *buf;
+  uint32_t len;
+  uint32_t nrec; /* records in it */
 };
 
 /* The wire header of an Active Message.  It carries credits back to the
@@ -240,7 +266,13 @@ struct gexi_ofi {
  * header truncated after its last argument; the payload follows at an
  * 8-byte aligned offset.  Every message length is a multiple of 8, so
  * messages packed into a multi-receive buffer stay 8-byte aligned. */
-enum { OFI_WIRE_AM = 1, OFI_WIRE_CREDIT = 2, OFI_WIRE_LONG_PACKED = 3, OFI_WIRE_AUTH = 4 };
+enum {
+  OFI_WIRE_AM = 1,
+  OFI_WIRE_CREDIT = 2,
+  OFI_WIRE_LONG_PACKED = 3,
+  OFI_WIRE_AUTH = 4,
+  OFI_WIRE_BATCH = 5 /* small AMs, each an ofi_wire from 'h' on (ofi_am_batch.c) */
+};
 struct ofi_wire {
   uint32_t credit[2];
   uint64_t token; /* the session token of (sender -> receiver), ofi_auth.c */
@@ -268,6 +300,11 @@ _Static_assert(sizeof(struct ofi_auth_msg) % 8 == 0, "wire messages are multiple
 #define OFI_WIRE_HDR_LEN(nargs) \
   ((offsetof(struct ofi_wire, h.args) + (size_t)(nargs) * sizeof(gex_AM_Arg_t) + 7) & ~(size_t)7)
 #define OFI_ROUND8(n) (((n) + 7) & ~(size_t)7)
+/* Largest message built on the stack (and injected, or added to a batch). */
+#define OFI_STACK_WIRE 256
+/* The bytes of a message before its AM header: a batch's header, and what a
+ * record of a batch leaves out. */
+#define OFI_WIRE_PREFIX offsetof(struct ofi_wire, h)
 
 /* Long payloads up to this size travel inside the message and are copied
  * into place by the receiver (one message instead of a write and a send). */
@@ -356,6 +393,56 @@ void gexi_ofi_pool_put(void *buf);
  * Releases rx (NULL: nothing to release) unless the message is deferred. */
 void gexi_ofi_handle_msg(const void *msg, size_t len, fi_addr_t src, struct ofi_rxbuf *rx,
                          int what);
+/* Deliver a checked data message of admitted peer p (jobrank src) whose
+ * credits were taken: 'w' is a copy of its first bytes (modified here),
+ * 'msg' the whole message (len bytes).  Run its handler, or keep a copy of
+ * a Request for a full poll when 'what' is GEXI_POLL_REPLIES.  Leaves the
+ * receive buffer to the caller. */
+void gexi_ofi_deliver(struct ofi_peer *p, gex_Rank_t src, struct ofi_wire *w, const void *msg,
+                      size_t len, int what);
+
+/* Move what we owe peer p into the credit fields of a message to it. */
+static inline void gexi_ofi_take_owed(struct ofi_peer *p, struct ofi_wire *w) {
+  w->credit[0] = atomic_exchange_explicit(&p->owed[0], 0, memory_order_relaxed);
+  w->credit[1] = atomic_exchange_explicit(&p->owed[1], 0, memory_order_relaxed);
+}
+
+/* ---- ofi_am_batch.c (batches of small AMs) ---- */
+void gexi_ofi_batch_setup(void);
+uint64_t gexi_ofi_batched(void);
+/* Append a built AM (an ofi_wire of 'len' bytes, its credit already spent;
+ * only the part from 'h' on is read) to peer j's batch of its channel:
+ * 1 when taken, 0 when the caller must send it on its own (then no such
+ * batch is open, so the AMs of a channel leave in the order they were
+ * made).  'what': the channel, which is what the sender may poll
+ * (GEXI_POLL_ALL for a Request; a full batch is sent at once). */
+int gexi_ofi_batch_add(gex_Rank_t j, const struct ofi_wire *w, size_t len, int what);
+/* Send peer j's open batch of channel 'what', if any (before an AM of
+ * that channel sent on its own). */
+void gexi_ofi_batch_flush(gex_Rank_t j, int what);
+/* Send every open batch (at every poll; 'what' as the poll's). */
+void gexi_ofi_batch_flush_all(int what);
+/* NULL when the received batch msg (len bytes, type OFI_WIRE_BATCH) is
+ * well formed: every record a valid Short or Medium, all Requests or all
+ * Replies (see
+ * gexi_ofi_check), back to back up to its end; else the first bad field. */
+const char *gexi_ofi_batch_check(const void *msg, size_t len);
+/* Deliver each record of a checked batch of admitted peer p (jobrank src,
+ * whose token matched), in order, as gexi_ofi_deliver does a message. */
+void gexi_ofi_batch_deliver(struct ofi_peer *p, gex_Rank_t src, uint64_t token, const void *msg,
+                            size_t len, int what);
+/* Whether an AM to peer p goes to gexi_ofi_batch_add: batching is on and a
+ * batch is open somewhere or we sent p an AM since the last poll.
+ * Otherwise it is sent on its own, and p remembers the poll generation. */
+static inline int gexi_ofi_batch_wanted(struct gexi_ofi *o, struct ofi_peer *p) {
+  if (GEXI_LIKELY(!o->batch_max)) return 0;
+  uint32_t gen = atomic_load_explicit(&o->poll_gen, memory_order_relaxed);
+  if (atomic_load_explicit(&o->nbatch_open, memory_order_relaxed) ||
+      atomic_load_explicit(&p->tx_gen, memory_order_relaxed) == gen)
+    return 1;
+  atomic_store_explicit(&p->tx_gen, gen, memory_order_relaxed);
+  return 0;
+}
 
 /* ---- ofi_auth.c (admission of peers, docs/security.md) ---- */
 /* Load the job's secret from the bootstrap (collective under PMIx). */

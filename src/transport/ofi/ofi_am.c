@@ -32,8 +32,6 @@
 #define OFI_RX_BUF_MIN ((size_t)1 << 20)
 #define OFI_POOL_BUFS 64
 #define OFI_CQ_BATCH 16
-/* Largest message built on the stack and injected. */
-#define OFI_STACK_WIRE 256
 
 static inline struct gexi_ofi *O(void) { return gexi_ctx.ofi; }
 
@@ -171,6 +169,7 @@ void gexi_ofi_am_setup(void) {
   }
   for (int i = 0; i < OFI_POOL_BUFS; i++) o->pool[i] = (char *)o->pool_mem + (size_t)i * o->wire_max;
   o->npool = OFI_POOL_BUFS;
+  gexi_ofi_batch_setup();
 }
 
 /* ---- sending -------------------------------------------------------------- */
@@ -196,11 +195,6 @@ void gexi_ofi_send_wire(gex_Rank_t j, void *buf, size_t len, int bounce, int wha
   OFI_RETRY(fi_sendmsg(o->ep, &msg, FI_COMPLETION), what, "fi_sendmsg");
 }
 
-static inline void take_owed(struct ofi_peer *p, struct ofi_wire *w) {
-  w->credit[0] = atomic_exchange_explicit(&p->owed[0], 0, memory_order_relaxed);
-  w->credit[1] = atomic_exchange_explicit(&p->owed[1], 0, memory_order_relaxed);
-}
-
 static void send_credit(gex_Rank_t j, int what) {
   struct gexi_ofi *o = O();
   struct ofi_peer *p = &o->peers[j];
@@ -209,7 +203,7 @@ static void send_credit(gex_Rank_t j, int what) {
   int bounce = len > o->inject_size;
   struct ofi_wire *w = bounce ? gexi_ofi_pool_get(what) : (struct ofi_wire *)(void *)stack;
   memset(w, 0, len);
-  take_owed(p, w);
+  gexi_ofi_take_owed(p, w);
   w->token = p->tok_tx; /* set: we owe credit only to a peer we admitted */
   w->type = OFI_WIRE_CREDIT;
   w->h.src = gexi_ctx.rank;
@@ -272,6 +266,15 @@ __attribute__((noinline)) static int am_send_general(gex_Rank_t j, const struct 
   int64_t cost = o->multi_recv ? (int64_t)len : (int64_t)o->wire_max;
   if (spend_credit(p, ch, cost, flags, what)) return 1;
   uint64_t stack[OFI_STACK_WIRE / 8];
+  /* Too big to inject, small enough to join a batch. */
+  if (!is_long && len <= OFI_STACK_WIRE && gexi_ofi_batch_wanted(o, p)) {
+    struct ofi_wire *b = (struct ofi_wire *)(void *)stack;
+    stack[len / 8 - 1] = 0; /* the padding */
+    memcpy(&b->h, h, hl - offsetof(struct ofi_wire, h));
+    if (body) memcpy((char *)b + hl, payload, body);
+    if (gexi_ofi_batch_add(j, b, len, what)) return 0;
+  }
+  gexi_ofi_batch_flush(j, what); /* AMs to j leave in order */
   int bounce = len > o->inject_size || len > OFI_STACK_WIRE;
   struct ofi_wire *w = bounce ? gexi_ofi_pool_get((flags & GEX_FLAG_IMMEDIATE) ? -1 : what)
                               : (struct ofi_wire *)(void *)stack;
@@ -300,7 +303,7 @@ __attribute__((noinline)) static int am_send_general(gex_Rank_t j, const struct 
     }
   }
   memset(w, 0, offsetof(struct ofi_wire, h));
-  take_owed(p, w);
+  gexi_ofi_take_owed(p, w);
   w->token = p->tok_tx;
   w->type = packed ? OFI_WIRE_LONG_PACKED : OFI_WIRE_AM;
   memcpy(&w->h, h, hl - offsetof(struct ofi_wire, h));
@@ -313,7 +316,7 @@ __attribute__((noinline)) static int am_send_general(gex_Rank_t j, const struct 
 /* The wire header before the AM header: credit returned, session token,
  * type and padding. */
 static inline void wire_start(struct ofi_peer *p, struct ofi_wire *w) {
-  take_owed(p, w);
+  gexi_ofi_take_owed(p, w);
   w->token = p->tok_tx;
   uint64_t type_pad = OFI_WIRE_AM; /* type, then 7 zero bytes (little endian) */
   _Static_assert(offsetof(struct ofi_wire, h) - offsetof(struct ofi_wire, type) == 8,
@@ -344,7 +347,6 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
     return 1;
   uint64_t stack[OFI_STACK_WIRE / 8];
   struct ofi_wire *w = (struct ofi_wire *)(void *)stack;
-  wire_start(p, w);
   memcpy(&w->h, h, offsetof(struct gexi_am_hdr, args)); /* fixed part */
   w->h.reserved = 0;
   unsigned n = h->nargs;
@@ -354,6 +356,8 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
     stack[len / 8 - 1] = 0; /* the payload's padding */
     memcpy((char *)w + hl, payload, body);
   }
+  if (gexi_ofi_batch_wanted(o, p) && gexi_ofi_batch_add(j, w, len, what)) return 0;
+  wire_start(p, w);
   OFI_RETRY(fi_inject(o->ep, w, len, j), what, "fi_inject");
   return 0;
 }
@@ -384,6 +388,17 @@ __attribute__((noinline)) static void inject_retry(const struct ofi_stack_msg *m
   if (rc != -FI_EAGAIN) gexi_ofi_fail("fi_inject", rc);
   gexi_ofi_progress_stalled(m->what);
   OFI_RETRY(fi_inject(O()->ep, m->wire, m->len, m->j), m->what, "fi_inject");
+}
+
+/* A Short that may join the peer's batch (ofi_am_batch.c); else sent on its
+ * own, as gexi_ofi_am_short does. */
+__attribute__((noinline)) static int am_short_batched(struct ofi_stack_msg *m,
+                                                      struct ofi_peer *p) {
+  struct ofi_wire *w = (struct ofi_wire *)(void *)m->wire;
+  if (gexi_ofi_batch_add(m->j, w, m->len, m->what)) return 0;
+  wire_start(p, w);
+  OFI_RETRY(fi_inject(O()->ep, w, m->len, m->j), m->what, "fi_inject");
+  return 0;
 }
 
 int gexi_ofi_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
@@ -421,11 +436,12 @@ int gexi_ofi_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t 
     atomic_fetch_add_explicit(&p->credit[ch], cost, memory_order_acq_rel);
     return am_short_slow(ch, j, handler, flags, nargs, args);
   }
-  wire_start(p, w);
   m.len = len;
   m.j = j;
   m.what = ch; /* GEXI_POLL_ALL for a Request, GEXI_POLL_REPLIES for a Reply */
   _Static_assert(GEXI_POLL_ALL == 0 && GEXI_POLL_REPLIES == 1, "what = ch");
+  if (GEXI_UNLIKELY(gexi_ofi_batch_wanted(o, p))) return am_short_batched(&m, p);
+  wire_start(p, w);
   ssize_t rc = fi_inject(o->ep, w, len, j);
   if (GEXI_UNLIKELY(rc)) inject_retry(&m, rc);
   return 0;
@@ -510,7 +526,8 @@ void gexi_ofi_handle_msg(const void *msg, size_t len, fi_addr_t src_addr, struct
          "wrong session token (someone else may be using the rank's address)", NULL);
     return;
   }
-  const char *bad = gexi_ofi_check(&w, len);
+  const char *bad =
+      w.type == OFI_WIRE_BATCH ? gexi_ofi_batch_check(msg, len) : gexi_ofi_check(&w, len);
   if (GEXI_UNLIKELY(bad)) {
     drop(src, len, rx, "malformed message", bad);
     return;
@@ -523,20 +540,30 @@ void gexi_ofi_handle_msg(const void *msg, size_t len, fi_addr_t src_addr, struct
     rx_release(rx);
     return;
   }
-  if (w.h.is_req && what == GEXI_POLL_REPLIES) {
-    /* Keep a copy (credits already taken into account) for a full poll,
-     * and give the receive buffer back now: a deferred message must not pin
-     * a multi-receive buffer, or the buffers holding deferred Requests could
-     * leave none for the messages -- credit returns among them -- that the
-     * waiting Reply sender needs. */
+  if (w.type == OFI_WIRE_BATCH) {
+    gexi_ofi_batch_deliver(p, src, w.token, msg, len, what);
+    rx_release(rx);
+    return;
+  }
+  gexi_ofi_deliver(p, src, &w, msg, len, what);
+  rx_release(rx);
+}
+
+void gexi_ofi_deliver(struct ofi_peer *p, gex_Rank_t src, struct ofi_wire *w, const void *msg,
+                      size_t len, int what) {
+  struct gexi_ofi *o = O();
+  if (w->h.is_req && what == GEXI_POLL_REPLIES) {
+    /* Keep a copy (credits already taken into account) for a full poll;
+     * the caller gives the receive buffer back at once.  A deferred message
+     * must not pin a multi-receive buffer, or the buffers holding deferred
+     * Requests could leave none for the messages -- credit returns among
+     * them -- that the waiting Reply sender needs. */
     void *copy = malloc(len);
     if (!copy) gexi_fatal("out of memory");
     memcpy(copy, msg, len);
-    w.credit[0] = w.credit[1] = 0;
-    memcpy(copy, &w, offsetof(struct ofi_wire, h)); /* credits consumed once */
-    rx_release(rx);
+    w->credit[0] = w->credit[1] = 0;
+    memcpy(copy, w, offsetof(struct ofi_wire, h)); /* credits consumed once */
     msg = copy;
-    rx = NULL;
     pthread_mutex_lock(&o->defer_lock);
     if (o->ndeferred == o->deferred_cap) {
       size_t cap = o->deferred_cap ? 2 * o->deferred_cap : 64;
@@ -549,20 +576,19 @@ void gexi_ofi_handle_msg(const void *msg, size_t len, fi_addr_t src_addr, struct
     pthread_mutex_unlock(&o->defer_lock);
     return;
   }
-  w.h.src = src;
-  int ch = w.h.is_req ? 0 : 1;
+  w->h.src = src;
+  int ch = w->h.is_req ? 0 : 1;
   uint32_t cost = o->multi_recv ? (uint32_t)len : (uint32_t)o->wire_max;
   uint32_t owed = atomic_fetch_add_explicit(&p->owed[ch], cost, memory_order_relaxed) + cost;
   if (owed >= o->credit_return) atomic_store_explicit(&o->credit_scan, 1, memory_order_release);
-  void *payload = (char *)(uintptr_t)msg + OFI_WIRE_HDR_LEN(w.h.nargs);
-  if (w.type == OFI_WIRE_LONG_PACKED) {
-    if (w.h.nbytes) memcpy((void *)(uintptr_t)w.h.dest, payload, w.h.nbytes);
-  } else if (w.h.category == GEXI_AM_MEDIUM && ((uintptr_t)payload & 7)) {
-    memcpy(aligned_payload, payload, w.h.nbytes);
+  void *payload = (char *)(uintptr_t)msg + OFI_WIRE_HDR_LEN(w->h.nargs);
+  if (w->type == OFI_WIRE_LONG_PACKED) {
+    if (w->h.nbytes) memcpy((void *)(uintptr_t)w->h.dest, payload, w->h.nbytes);
+  } else if (w->h.category == GEXI_AM_MEDIUM && ((uintptr_t)payload & 7)) {
+    memcpy(aligned_payload, payload, w->h.nbytes);
     payload = aligned_payload;
   }
-  gexi_am_deliver(&w.h, payload);
-  rx_release(rx);
+  gexi_am_deliver(&w->h, payload);
 }
 
 static int run_deferred(void) {
@@ -646,6 +672,10 @@ static void cq_error(void) {
 int gexi_ofi_poll(int what) {
   struct gexi_ofi *o = O();
   int n = 0;
+  /* A new poll generation: the next Request to each peer leaves on its own. */
+  atomic_store_explicit(&o->poll_gen, atomic_load_explicit(&o->poll_gen, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
+  if (atomic_load_explicit(&o->nbatch_open, memory_order_relaxed)) gexi_ofi_batch_flush_all(what);
   if (what == GEXI_POLL_ALL) n += run_deferred();
   struct fi_cq_data_entry e[OFI_CQ_BATCH];
   fi_addr_t from[OFI_CQ_BATCH];
@@ -673,6 +703,8 @@ int gexi_ofi_poll(int what) {
          ignore FI_SELECTIVE_COMPLETION); its counter already counted it */
   }
   return_credit(what);
+  /* What the handlers just sent (Replies, mostly) leaves before we go on. */
+  if (atomic_load_explicit(&o->nbatch_open, memory_order_relaxed)) gexi_ofi_batch_flush_all(what);
   return n;
 }
 
