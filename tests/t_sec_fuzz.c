@@ -5,7 +5,8 @@
  * (gexi_ofi_handle_msg, exactly where the provider's completions go) with
  *   - seed messages in the transport's wire format, as the sender builds
  *     them: a Short, a Medium, a packed Long, a large Long's header, a
- *     Reply, a credit return -- all from rank 1 with its session token;
+ *     Reply, a credit return, a batch of four Requests -- all from rank 1
+ *     with its session token;
  *     each must be delivered (the handlers count them);
  *   - mutations of the seeds (1-8 random bytes changed, truncated,
  *     extended), which must be dropped or, when still well formed, be
@@ -75,11 +76,25 @@ struct seed {
   size_t len;
   uint64_t m[MAXMSG / 8];
 };
-static struct seed seeds[6];
+#define NSEEDS 7
+static struct seed seeds[NSEEDS];
+enum { BATCH_SEED = 6, BATCH_DELIVERS = 4 };
+
+/* Append to a batch at m (*len bytes so far) the record of an AM message
+ * built like a seed: its bytes from the AM header on. */
+static void batch_append(uint64_t *m, size_t *len, const struct gexi_am_hdr *h, size_t body) {
+  size_t hl = OFI_WIRE_HDR_LEN(h->nargs) - OFI_WIRE_PREFIX; /* the record's header */
+  size_t rl = OFI_ROUND8(hl + body);
+  unsigned char *r = (unsigned char *)m + *len;
+  memset(r, 0, rl);
+  memcpy(r, h, hl);
+  for (size_t i = 0; i < body; i++) r[hl + i] = (unsigned char)i;
+  *len += rl;
+}
 
 static void make_seeds(gex_Rank_t from) {
   struct gexi_ofi *o = gexi_ctx.ofi;
-  for (int s = 0; s < 6; s++) {
+  for (int s = 0; s < NSEEDS; s++) {
     struct ofi_wire *w = (struct ofi_wire *)seeds[s].m;
     memset(seeds[s].m, 0, sizeof seeds[s].m);
     w->token = o->peers[from].tok_rx;
@@ -101,7 +116,24 @@ static void make_seeds(gex_Rank_t from) {
         h->dest = (uint64_t)(uintptr_t)(T.seg_base + 8192);
         break;
       case 4: h->category = GEXI_AM_SHORT, h->handler = H_REP, h->nargs = 1, h->is_req = 0; break;
-      default: w->type = OFI_WIRE_CREDIT; break;
+      case 5: w->type = OFI_WIRE_CREDIT; break;
+      default: { /* a batch of Requests (ofi_am_batch.c): Short, Medium, Medium, Short */
+        struct gexi_am_hdr r[BATCH_DELIVERS] = {
+            {.category = GEXI_AM_SHORT, .is_req = 1, .nargs = 2, .handler = H_SHORT, .src = from},
+            {.category = GEXI_AM_MEDIUM, .is_req = 1, .nargs = 1, .handler = H_MEDIUM, .src = from,
+             .nbytes = 100},
+            {.category = GEXI_AM_MEDIUM, .is_req = 1, .nargs = 1, .handler = H_MEDIUM, .src = from,
+             .nbytes = 0},
+            {.category = GEXI_AM_SHORT, .is_req = 1, .nargs = 2, .handler = H_SHORT, .src = from,
+             .args = {7, 8}},
+        };
+        w->type = OFI_WIRE_BATCH;
+        size_t len = OFI_WIRE_PREFIX;
+        for (int i = 0; i < BATCH_DELIVERS; i++)
+          batch_append(seeds[s].m, &len, &r[i], r[i].category == GEXI_AM_MEDIUM ? r[i].nbytes : 0);
+        seeds[s].len = len;
+        continue;
+      }
     }
     size_t hl = OFI_WIRE_HDR_LEN(h->nargs);
     if (w->type == OFI_WIRE_CREDIT) hl = OFI_WIRE_HDR_LEN(0);
@@ -132,10 +164,33 @@ int main(int argc, char **argv) {
   if (T.rank == 0) {
     gex_Rank_t from = 1;
     make_seeds(from);
-    /* Seeds are delivered (the credit seed delivers nothing). */
+    /* Seeds are delivered (the credit seed delivers nothing, the batch 4). */
     long before = delivered;
-    for (int s = 0; s < 6; s++) feed(seeds[s].m, seeds[s].len, from);
-    CHECKF(delivered == before + 5, "seeds: %ld delivered, expected 5", delivered - before);
+    for (int s = 0; s < NSEEDS; s++) feed(seeds[s].m, seeds[s].len, from);
+    CHECKF(delivered == before + 5 + BATCH_DELIVERS, "seeds: %ld delivered, expected %d",
+           delivered - before, 5 + BATCH_DELIVERS);
+    /* A batch with one bad record delivers none of its records: a Long, a
+     * record longer than what is left, a Reply among Requests, a partial
+     * record at the end. */
+    static uint64_t bad[MAXMSG / 8];
+    struct seed *b = &seeds[BATCH_SEED];
+    size_t second = OFI_WIRE_HDR_LEN(2); /* after the batch header and a Short */
+    size_t last = b->len - (OFI_WIRE_HDR_LEN(2) - OFI_WIRE_PREFIX); /* the final Short */
+    before = delivered;
+    memcpy(bad, b->m, b->len);
+    ((struct gexi_am_hdr *)((char *)bad + second))->category = GEXI_AM_LONG;
+    feed(bad, b->len, from);
+    memcpy(bad, b->m, b->len);
+    ((struct gexi_am_hdr *)((char *)bad + second))->nbytes = 1000;
+    feed(bad, b->len, from);
+    memcpy(bad, b->m, b->len);
+    struct gexi_am_hdr *h4 = (struct gexi_am_hdr *)((char *)bad + last);
+    h4->is_req = 0, h4->handler = H_REP, h4->nargs = 1; /* a valid Reply, same length */
+    feed(bad, b->len, from);
+    memcpy(bad, b->m, b->len);
+    feed(bad, b->len + 8, from); /* 8 zero bytes: a record shorter than a header */
+    feed(bad, OFI_WIRE_PREFIX, from); /* no record */
+    CHECKF(delivered == before, "%ld records of bad batches delivered", delivered - before);
     /* Never delivered: random bytes, wrong token, unknown source, ourselves. */
     static unsigned char junk[MAXMSG];
     before = delivered;
@@ -143,7 +198,7 @@ int main(int argc, char **argv) {
       size_t len = next() % MAXMSG;
       for (size_t k = 0; k < len; k++) junk[k] = (unsigned char)next();
       feed(junk, len, from);
-      struct seed *s = &seeds[next() % 6];
+      struct seed *s = &seeds[next() % NSEEDS];
       memcpy(junk, s->m, s->len);
       ((struct ofi_wire *)junk)->token ^= 1 + next() % 0xffff;
       feed(junk, s->len, from);
@@ -157,7 +212,7 @@ int main(int argc, char **argv) {
     /* Mutations: dropped, or delivered consistently (the handlers check). */
     long mutated_ok = 0;
     for (long i = 0; i < iters; i++) {
-      struct seed *s = &seeds[next() % 6];
+      struct seed *s = &seeds[next() % NSEEDS];
       size_t len = s->len;
       memcpy(junk, s->m, len);
       int nflip = 1 + (int)(next() % 8);
