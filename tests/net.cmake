@@ -204,6 +204,17 @@ endforeach()
 foreach(t t_am_medium t_am_long t_am_npam t_am_immediate t_mt_stress t_loopback)
   gex_add_net_run(credit ${t} 4 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1 ${_tcp})
 endforeach()
+# Request handlers whose Replies wait for credit while Requests keep coming
+# from every side (t_am_reply_credit): the credit they wait for is often in
+# a completion read together with their own Request.  The least credit, on
+# the default provider, on tcp;ofi_rxm and udp;ofi_rxd (one buffer per
+# message), at 2, 4 and 7 ranks.
+foreach(n 2 4 7)
+  gex_add_net_run(credit t_am_reply_credit ${n} GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1)
+endforeach()
+gex_add_net_run(credittcp t_am_reply_credit 4 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1 ${_tcp})
+gex_add_net_run(creditudp t_am_reply_credit 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CREDIT=1
+                "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
 # Batches of small AMs (t_am_batch; docs/network.md): net (the default
 # provider, multi-receive buffers) at 2 and 7 ranks, two "nodes" of two
 # ranks, the smallest batch (two records), the least credit, threads

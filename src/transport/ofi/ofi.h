@@ -177,6 +177,9 @@ struct gexi_ofi_lib {
   const char *(*strerror)(int errnum);
 };
 
+/* Completions taken from the CQ by one read. */
+#define OFI_CQ_BATCH 16
+
 struct gexi_ofi {
   struct gexi_ofi_lib fi;
   struct fi_info *info;
@@ -227,6 +230,16 @@ struct gexi_ofi {
   struct ofi_deferred *deferred;
   size_t ndeferred, deferred_cap;
   _Atomic int credit_scan; /* some peer is owed an explicit credit return */
+  /* Completions read from the CQ and not handled yet (gexi_ofi_poll takes
+   * them one at a time, cqe_next to cqe_count, under cqe_lock).  They are
+   * never kept in a poll's own variables: a handler run by the poll may
+   * block (a Reply waiting for credit, a send waiting for a bounce buffer)
+   * and poll again, and what it waits for -- the credit carried by the next
+   * message, the completion that frees a buffer -- may be among them. */
+  pthread_mutex_t cqe_lock;
+  unsigned cqe_next, cqe_count;
+  struct fi_cq_data_entry cqe[OFI_CQ_BATCH];
+  fi_addr_t cqe_from[OFI_CQ_BATCH];
 
   /* AM send side: bounce buffers of wire_max bytes (registered when the
    * provider needs FI_MR_LOCAL). */

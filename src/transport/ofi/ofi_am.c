@@ -31,7 +31,6 @@
 
 #define OFI_RX_BUF_MIN ((size_t)1 << 20)
 #define OFI_POOL_BUFS 64
-#define OFI_CQ_BATCH 16
 
 static inline struct gexi_ofi *O(void) { return gexi_ctx.ofi; }
 
@@ -116,9 +115,8 @@ void gexi_ofi_am_setup(void) {
      * Up to 64 buffers per peer and channel where the provider's receive
      * queue holds them for every peer, so that explicit credit returns (every
      * eighth of a channel) come every 8 messages; GEX_OFI_AM_CREDIT lowers
-     * it.  Never fewer than 16: with 2 to 4, t_mt_stress over tcp;ofi_rxm
-     * (4 ranks, 4 threads each) stalled with messages sent and never
-     * delivered, in about one run in three under load. */
+     * it, to no fewer than 16 (an explicit credit return every other
+     * message would double the message count). */
     size_t rxq = o->info->rx_attr->size ? o->info->rx_attr->size : 256;
     int64_t per_peer = (int64_t)((rxq - 16) / (4 * (size_t)noff)); /* buffers per peer and channel */
     if (per_peer > 64) per_peer = 64;
@@ -160,6 +158,7 @@ void gexi_ofi_am_setup(void) {
   /* Send bounce buffers. */
   pthread_mutex_init(&o->pool_lock, NULL);
   pthread_mutex_init(&o->defer_lock, NULL);
+  pthread_mutex_init(&o->cqe_lock, NULL);
   o->pool = calloc(OFI_POOL_BUFS, sizeof *o->pool);
   if (!o->pool || posix_memalign(&o->pool_mem, 4096, OFI_POOL_BUFS * o->wire_max))
     gexi_fatal("out of memory (AM send buffers)");
@@ -669,6 +668,34 @@ static void cq_error(void) {
              o->prov_name, what, gexi_ofi_strerror(err.err), buf[0] ? ": " : "", buf);
 }
 
+/* The next completion to handle (see gexi_ofi.cqe): one left by an earlier
+ * read, or, if there is none and *read is 0, one of a new read of the CQ
+ * (*read set).  1: *e and *from hold it; 0: none; -1: the CQ holds an error
+ * entry. */
+static int next_completion(struct gexi_ofi *o, struct fi_cq_data_entry *e, fi_addr_t *from,
+                           int *read) {
+  int got = 1;
+  pthread_mutex_lock(&o->cqe_lock);
+  if (o->cqe_next == o->cqe_count) {
+    ssize_t r = 0;
+    if (!*read) {
+      *read = 1;
+      r = o->have_source ? fi_cq_readfrom(o->cq, o->cqe, OFI_CQ_BATCH, o->cqe_from)
+                         : fi_cq_read(o->cq, o->cqe, OFI_CQ_BATCH);
+    }
+    o->cqe_next = 0;
+    o->cqe_count = r > 0 ? (unsigned)r : 0;
+    if (!o->cqe_count) got = r == -FI_EAVAIL ? -1 : 0;
+  }
+  if (got > 0) {
+    *e = o->cqe[o->cqe_next];
+    *from = o->have_source ? o->cqe_from[o->cqe_next] : FI_ADDR_UNSPEC;
+    o->cqe_next++;
+  }
+  pthread_mutex_unlock(&o->cqe_lock);
+  return got;
+}
+
 int gexi_ofi_poll(int what) {
   struct gexi_ofi *o = O();
   int n = 0;
@@ -677,30 +704,28 @@ int gexi_ofi_poll(int what) {
                         memory_order_relaxed);
   if (atomic_load_explicit(&o->nbatch_open, memory_order_relaxed)) gexi_ofi_batch_flush_all(what);
   if (what == GEXI_POLL_ALL) n += run_deferred();
-  struct fi_cq_data_entry e[OFI_CQ_BATCH];
-  fi_addr_t from[OFI_CQ_BATCH];
-  ssize_t r = o->have_source ? fi_cq_readfrom(o->cq, e, OFI_CQ_BATCH, from)
-                             : fi_cq_read(o->cq, e, OFI_CQ_BATCH);
-  if (r == -FI_EAVAIL) {
-    cq_error();
-    return n;
-  }
-  for (ssize_t i = 0; i < r; i++) {
-    if (e[i].flags & FI_RECV) {
+  struct fi_cq_data_entry e;
+  fi_addr_t from;
+  int read = 0, got;
+  while ((got = next_completion(o, &e, &from, &read)) > 0) {
+    if (e.flags & FI_RECV) {
       struct ofi_rxbuf *rx =
-          (struct ofi_rxbuf *)((char *)e[i].op_context - offsetof(struct ofi_rxbuf, fctx));
-      if (e[i].len) {
+          (struct ofi_rxbuf *)((char *)e.op_context - offsetof(struct ofi_rxbuf, fctx));
+      if (e.len) {
         atomic_fetch_add_explicit(&rx->refs, 1, memory_order_relaxed);
-        gexi_ofi_handle_msg(e[i].buf, e[i].len, o->have_source ? from[i] : FI_ADDR_UNSPEC, rx,
-                            what);
+        gexi_ofi_handle_msg(e.buf, e.len, from, rx, what);
         n++;
       }
-      rx_completed(rx, e[i].buf, e[i].len, (e[i].flags & FI_MULTI_RECV) != 0);
-    } else if (e[i].op_context) {
-      complete_op((struct ofi_op *)((char *)e[i].op_context - offsetof(struct ofi_op, fctx)));
+      rx_completed(rx, e.buf, e.len, (e.flags & FI_MULTI_RECV) != 0);
+    } else if (e.op_context) {
+      complete_op((struct ofi_op *)((char *)e.op_context - offsetof(struct ofi_op, fctx)));
       n++;
     } /* else: an entry for an operation that asked for none (some providers
          ignore FI_SELECTIVE_COMPLETION); its counter already counted it */
+  }
+  if (got < 0) {
+    cq_error();
+    return n;
   }
   return_credit(what);
   /* What the handlers just sent (Replies, mostly) leaves before we go on. */
