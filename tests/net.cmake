@@ -218,9 +218,8 @@ gex_add_net_run(creditudp t_am_reply_credit 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM
 # Batches of small AMs (t_am_batch; docs/network.md): net (the default
 # provider, multi-receive buffers) at 2 and 7 ranks, two "nodes" of two
 # ranks, the smallest batch (two records), the least credit, threads
-# (t_mt_stress, t_hsl); none with GEX_OFI_AM_BATCH=0, nor where each message
-# takes a receive buffer (tcp;ofi_rxm, udp;ofi_rxd, shm), which still run
-# the same traffic.
+# (t_mt_stress, t_hsl); where each message takes a receive buffer
+# (tcp;ofi_rxm, udp;ofi_rxd, shm); none with GEX_OFI_AM_BATCH=0.
 gex_add_net_run(batch t_am_batch 2 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=+)
 gex_add_net_run(batch t_am_batch 7 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=+)
 gex_add_net_run(batchmix t_am_batch 4 GEX_SUPERNODE_MAXSIZE=2 GEX_TEST_BATCHED=+)
@@ -230,10 +229,10 @@ gex_add_net_run(batchcredit t_am_batch 4 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_CRED
                 GEX_TEST_BATCHED=+)
 gex_add_net_run(batchoff t_am_batch 3 GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_AM_BATCH=0
                 GEX_TEST_BATCHED=0)
-gex_add_net_run(batchtcp t_am_batch 4 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=0 ${_tcp})
-gex_add_net_run(batchudp t_am_batch 3 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=0
+gex_add_net_run(batchtcp t_am_batch 4 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=+ ${_tcp})
+gex_add_net_run(batchudp t_am_batch 3 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=+
                 "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
-gex_add_net_run(batchshm t_am_batch 3 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=0
+gex_add_net_run(batchshm t_am_batch 3 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=+
                 GEX_OFI_PROVIDER=shm)
 gex_add_net_run(batchmt t_mt_stress 4 GEX_SUPERNODE_MAXSIZE=1)
 gex_add_net_run(batchmt t_hsl 4 GEX_SUPERNODE_MAXSIZE=1)
@@ -270,13 +269,12 @@ gex_add_netns_test(netns_tcprdv_t_collam t_collam RANKS_PER_HOST 2 LABELS "net;n
 gex_add_netns_test(netns_tcp_t_coll_standing t_coll_standing RANKS_PER_HOST 2
                    LABELS "net;netns;netns_tcp;rdv" ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm"
                    GEX_TEST_STANDING=+)
-# Batches between two hosts over the default provider (none over
-# tcp;ofi_rxm).
+# Batches between two hosts over the default provider and tcp;ofi_rxm.
 gex_add_netns_test(netns_t_am_batch t_am_batch RANKS_PER_HOST 2 LABELS "net;netns;am"
                    ENV GEX_TEST_BATCHED=+)
 gex_add_netns_test(netns_tcp_t_am_batch t_am_batch RANKS_PER_HOST 2
                    LABELS "net;netns;netns_tcp;am" ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm"
-                   GEX_TEST_BATCHED=0)
+                   GEX_TEST_BATCHED=+)
 foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_netns_test(netns_udp_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;netns_udp"
                      ENV "GEX_OFI_PROVIDER=udp;ofi_rxd" GEX_TEST_RANKS_PER_HOST=2)

@@ -74,14 +74,7 @@ void gexi_ofi_batch_setup(void) {
   atomic_init(&o->poll_gen, 1); /* peers start at 0: the first AM leaves at once */
   atomic_init(&o->nbatch_open, 0);
   atomic_init(&o->batched, 0);
-  /* Only with multi-receive buffers.  Where each message takes a buffer of
-   * its own (tcp;ofi_rxm, shm, udp;ofi_rxd), jobs with batches hung: a
-   * message carrying a credit return was counted as sent and never
-   * received, with every receive buffer posted and nothing dropped (t_hsl
-   * over tcp;ofi_rxm in most runs; t_am_batch and t_coalesce over
-   * tcp;ofi_rxm and shm now and then).  The cause was not found; over net
-   * the same tests never failed. */
-  if (!want || !o->multi_recv) return;
+  if (!want) return;
   /* Room for at least two of the largest records; never more than a buffer. */
   if (want < 2 * OFI_STACK_WIRE) want = 2 * OFI_STACK_WIRE;
   if (want > o->wire_max) want = o->wire_max;
