@@ -215,6 +215,7 @@ off_rows=(
   "getnbi|gex_RMA_GetNBI, 8 bytes|-|"
   "amshort|gex_AM_RequestShort0 (flood)|-|"
   "amburst|gex_AM_RequestShort0 (bursts of 16)|100|"
+  "amburst:single|gex_AM_RequestShort0 (bursts, no batches)|100|GEX_OFI_AM_BATCH=0"
   "nbiwait|gex_NBI_Wait(GEX_EC_ALL), idle|20|"
   "empty|empty loop (included in each row)|-|"
 )
@@ -232,7 +233,9 @@ echo "  for AMRequestShort.  Polling inside the loops (flow control, completions
 echo "  timing-dependent, so these rows vary a little from run to run.  A flood of AMs"
 echo "  outruns the target and then polls, waiting for flow-control credit, at every"
 echo "  send; the bursts row sends 16 at a time and waits for the credit outside the"
-echo "  counted loop: the send path itself, the figure the target is for."
+echo "  counted loop: the send path itself, the figure the target is for.  In a burst"
+echo "  the first AM leaves on its own and the others join the peer's batch (one"
+echo "  provider message); the no-batches row (GEX_OFI_AM_BATCH=0) sends each on its own."
 printf '  %-46s %10s %10s %10s %10s %8s  %s\n' "operation" "total" "libgex" "libfabric" "libc,ld" "target" ""
 printf '  %-46s %10s %10s %10s %10s %8s  %s\n' "---------" "-----" "------" "---------" "-------" "------" ""
 for row in "${off_rows[@]}"; do

@@ -430,6 +430,14 @@ uint64_t gexi_ofi_batched(void);
  * made).  'what': the channel, which is what the sender may poll
  * (GEXI_POLL_ALL for a Request; a full batch is sent at once). */
 int gexi_ofi_batch_add(gex_Rank_t j, const struct ofi_wire *w, size_t len, int what);
+/* gexi_ofi_am_short (transport.h's am_short) for a Short whose peer's batch
+ * it joins (gexi_ofi_batch_wanted): written straight into the batch from its
+ * arguments, or, when the peer is not admitted yet or there is no credit or
+ * no buffer, gexi_ofi_am_short_slow (the general path). */
+int gexi_ofi_am_short_batched(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
+                              unsigned nargs, const gex_AM_Arg_t *args);
+int gexi_ofi_am_short_slow(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
+                           unsigned nargs, const gex_AM_Arg_t *args);
 /* Send peer j's open batch of channel 'what', if any (before an AM of
  * that channel sent on its own). */
 void gexi_ofi_batch_flush(gex_Rank_t j, int what);

@@ -365,9 +365,9 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
  * by the caller, no copy of it).  Waiting for credit and retrying a refused
  * inject are out of line, so that nothing stays live across the calls of
  * the common case (no registers to save). */
-__attribute__((noinline)) static int am_short_slow(int ch, gex_Rank_t j, gex_AM_Index_t handler,
-                                                   gex_Flags_t flags, unsigned nargs,
-                                                   const gex_AM_Arg_t *args) {
+__attribute__((noinline)) int gexi_ofi_am_short_slow(int ch, gex_Rank_t j, gex_AM_Index_t handler,
+                                                    gex_Flags_t flags, unsigned nargs,
+                                                    const gex_AM_Arg_t *args) {
   struct gexi_am_hdr h = {.category = GEXI_AM_SHORT, .is_req = (uint8_t)!ch,
                           .nargs = (uint8_t)nargs, .handler = handler, .src = gexi_ctx.rank};
   for (unsigned i = 0; i < nargs; i++) h.args[i] = args[i];
@@ -389,20 +389,12 @@ __attribute__((noinline)) static void inject_retry(const struct ofi_stack_msg *m
   OFI_RETRY(fi_inject(O()->ep, m->wire, m->len, m->j), m->what, "fi_inject");
 }
 
-/* A Short that may join the peer's batch (ofi_am_batch.c); else sent on its
- * own, as gexi_ofi_am_short does. */
-__attribute__((noinline)) static int am_short_batched(struct ofi_stack_msg *m,
-                                                      struct ofi_peer *p) {
-  struct ofi_wire *w = (struct ofi_wire *)(void *)m->wire;
-  if (gexi_ofi_batch_add(m->j, w, m->len, m->what)) return 0;
-  wire_start(p, w);
-  OFI_RETRY(fi_inject(O()->ep, w, m->len, m->j), m->what, "fi_inject");
-  return 0;
-}
-
-int gexi_ofi_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
-                      unsigned nargs, const gex_AM_Arg_t *args) {
+/* A Short sent on its own: injected from the stack. */
+__attribute__((noinline)) static int am_short_inject(int ch, gex_Rank_t j, gex_AM_Index_t handler,
+                                                     gex_Flags_t flags, unsigned nargs,
+                                                     const gex_AM_Arg_t *args) {
   struct gexi_ofi *o = O();
+  struct ofi_peer *p = &o->peers[j];
   size_t len = OFI_WIRE_HDR_LEN(nargs);
   /* The AM header first, while the arguments are in registers (fewer
    * values live at once; the rare general path below does it again). */
@@ -426,24 +418,31 @@ int gexi_ofi_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t 
   /* The general path, when the message cannot be injected, the peer is
    * not admitted yet or there is no credit (given back first: the general
    * path spends it again, waiting if it must). */
-  struct ofi_peer *p = &o->peers[j];
   int64_t cost = o->am_cost_fixed ? o->am_cost_fixed : (int64_t)len;
   if (GEXI_UNLIKELY(len > o->am_inject_max ||
                     !atomic_load_explicit(&p->tx_ok, memory_order_acquire)))
-    return am_short_slow(ch, j, handler, flags, nargs, args);
+    return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
   if (GEXI_UNLIKELY(atomic_fetch_sub_explicit(&p->credit[ch], cost, memory_order_acq_rel) < cost)) {
     atomic_fetch_add_explicit(&p->credit[ch], cost, memory_order_acq_rel);
-    return am_short_slow(ch, j, handler, flags, nargs, args);
+    return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
   }
   m.len = len;
   m.j = j;
   m.what = ch; /* GEXI_POLL_ALL for a Request, GEXI_POLL_REPLIES for a Reply */
   _Static_assert(GEXI_POLL_ALL == 0 && GEXI_POLL_REPLIES == 1, "what = ch");
-  if (GEXI_UNLIKELY(gexi_ofi_batch_wanted(o, p))) return am_short_batched(&m, p);
   wire_start(p, w);
   ssize_t rc = fi_inject(o->ep, w, len, j);
   if (GEXI_UNLIKELY(rc)) inject_retry(&m, rc);
   return 0;
+}
+
+/* Two tail calls, so that neither path pays for the other's registers. */
+int gexi_ofi_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
+                      unsigned nargs, const gex_AM_Arg_t *args) {
+  struct gexi_ofi *o = O();
+  if (GEXI_UNLIKELY(gexi_ofi_batch_wanted(o, &o->peers[j])))
+    return gexi_ofi_am_short_batched(ch, j, handler, flags, nargs, args);
+  return am_short_inject(ch, j, handler, flags, nargs, args);
 }
 
 /* ---- receiving ------------------------------------------------------------ */

@@ -143,13 +143,14 @@ __attribute__((noinline)) static int open_batch(uint32_t k) {
   return 1;
 }
 
-/* Take full batch k out (after lock()), release the lock and send it. */
-__attribute__((noinline)) static void send_full(uint32_t k, int what) {
+/* Take full batch k out (after lock()), release the lock and send it; 0. */
+__attribute__((noinline)) static int send_full(uint32_t k, int what) {
   struct gexi_ofi *o = O();
   size_t len;
   char *buf = detach(k, &len);
   unlock(o);
   send_batch(k, buf, len, what);
+  return 0;
 }
 
 int gexi_ofi_batch_add(gex_Rank_t j, const struct ofi_wire *w, size_t len, int what) {
@@ -171,6 +172,74 @@ int gexi_ofi_batch_add(gex_Rank_t j, const struct ofi_wire *w, size_t len, int w
   }
   unlock(o);
   return 1;
+}
+
+/* Append a Short's record to open batch b (k) under batch_lock, and send the
+ * batch if full; releases the lock.  The record is the AM header of the
+ * message the Short would be, from 'h' on (batches are 8-byte aligned and
+ * every record a multiple of 8). */
+static inline int short_record(struct gexi_ofi *o, uint32_t k, struct ofi_batch *b, int ch,
+                               gex_AM_Index_t handler, unsigned nargs, const gex_AM_Arg_t *args) {
+  struct gexi_am_hdr *h = (struct gexi_am_hdr *)(void *)(b->buf + b->len);
+  h->category = GEXI_AM_SHORT;
+  h->is_req = (uint8_t)!ch;
+  h->nargs = (uint8_t)nargs;
+  h->handler = handler;
+  h->src = gexi_ctx.rank;
+  h->nbytes = 0;
+  h->reserved = 0;
+  h->dest = 0;
+  /* A plain loop (the empty asm keeps it from becoming a call of memcpy or
+   * vector code for the few arguments a Short has). */
+  for (unsigned i = 0; i < nargs; i++) {
+    h->args[i] = args[i];
+    __asm__("" : "+r"(i));
+  }
+  if (nargs & 1) h->args[nargs] = 0; /* up to the 8-byte boundary */
+  b->len += (uint32_t)(OFI_WIRE_HDR_LEN(nargs) - OFI_WIRE_PREFIX);
+  b->nrec++;
+  if (GEXI_UNLIKELY(b->len > o->batch_full)) return send_full(k, ch); /* unlocks */
+  unlock(o);
+  return 0;
+}
+
+/* The same when the lock was taken or no batch is open (credit spent). */
+__attribute__((noinline)) static int short_batched_cold(int ch, gex_Rank_t j,
+                                                        gex_AM_Index_t handler, gex_Flags_t flags,
+                                                        unsigned nargs,
+                                                        const gex_AM_Arg_t *args) {
+  struct gexi_ofi *o = O();
+  uint32_t k = OFI_BATCH_INDEX(j, ch);
+  struct ofi_batch *b = &o->batches[k];
+  lock(o);
+  if (b->buf || open_batch(k)) return short_record(o, k, b, ch, handler, nargs, args);
+  unlock(o);
+  int64_t cost = o->am_cost_fixed ? o->am_cost_fixed : (int64_t)OFI_WIRE_HDR_LEN(nargs);
+  atomic_fetch_add_explicit(&o->peers[j].credit[ch], cost, memory_order_acq_rel);
+  return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
+}
+
+/* Every call below is a tail call. */
+int gexi_ofi_am_short_batched(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
+                              unsigned nargs, const gex_AM_Arg_t *args) {
+  struct gexi_ofi *o = O();
+  struct ofi_peer *p = &o->peers[j];
+  int64_t cost = o->am_cost_fixed ? o->am_cost_fixed : (int64_t)OFI_WIRE_HDR_LEN(nargs);
+  if (GEXI_UNLIKELY(!atomic_load_explicit(&p->tx_ok, memory_order_acquire)))
+    return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
+  if (GEXI_UNLIKELY(atomic_fetch_sub_explicit(&p->credit[ch], cost, memory_order_acq_rel) <
+                    cost)) {
+    atomic_fetch_add_explicit(&p->credit[ch], cost, memory_order_acq_rel);
+    return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
+  }
+  uint32_t k = OFI_BATCH_INDEX(j, ch);
+  struct ofi_batch *b = &o->batches[k];
+  if (GEXI_UNLIKELY(!trylock(o))) return short_batched_cold(ch, j, handler, flags, nargs, args);
+  if (GEXI_UNLIKELY(!b->buf)) {
+    unlock(o);
+    return short_batched_cold(ch, j, handler, flags, nargs, args);
+  }
+  return short_record(o, k, b, ch, handler, nargs, args);
 }
 
 void gexi_ofi_batch_flush(gex_Rank_t j, int what) {
