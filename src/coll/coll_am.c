@@ -555,30 +555,41 @@ static int take_rtr(struct gexi_Event *e, gex_Rank_t from, uint32_t tag, size_t 
 }
 
 struct push_then {
-  const struct gexi_Event *e;
+  struct gexi_Event *e;
   gex_Rank_t to;
   uint32_t tag0;                /* tag of the first fragment of the batch */
   const struct rdv_desc *grant; /* carried by the batch's first message (or NULL) */
+  bool root_copy;               /* a broadcast root's src to dst copy, not done yet */
 };
 
 /* put_exposed's 'then': the Shorts telling that fragments landed (the
- * first a Medium with the grant, if any). */
+ * first a Medium with the grant, if any).  A broadcast root also copies its
+ * src into its own dst there, while the bytes are on their way: after
+ * waiting for the writes, the copy would delay its next broadcast (net, 2
+ * ranks, 1 MiB: the child's announcement for the next one came during the
+ * copy). */
 static void push_landed(void *arg, size_t first, size_t k) {
-  const struct push_then *p = arg;
+  struct push_then *p = arg;
   for (size_t i = first; i < first + k; i++)
     if (i == 0 && p->grant)
       send_medium(p->e, p->to, p->e->seq, p->tag0, p->grant, sizeof *p->grant);
     else
       send_short(p->e, p->to, p->e->seq, p->tag0 + (uint32_t)i);
+  if (p->root_copy) {
+    memcpy(p->e->dst, p->e->src, p->e->nbytes);
+    p->root_copy = false;
+  }
 }
 
 /* Push rbytes at p to team rank 'to', at offset doff of the landing buffer
  * it announced in *d, as fragments (tag kind | first + f): written, each
  * followed by its Short (the first one carrying 'grant' if not NULL);
- * returns once p is reusable. */
+ * returns once p is reusable.  With *root_copy, a broadcast root's copy of
+ * src into dst is made once the first writes are posted, and *root_copy is
+ * cleared. */
 static void push_frags(struct gexi_Event *e, gex_Rank_t to, uint32_t kind, size_t first,
                        const struct rdv_desc *d, size_t doff, const unsigned char *p,
-                       size_t rbytes, const struct rdv_desc *grant) {
+                       size_t rbytes, const struct rdv_desc *grant, bool *root_copy) {
   size_t c = e->chunk, n = (rbytes + c - 1) / c;
   struct gexi_exposed_rma w[RDV_BATCH];
   for (size_t f0 = 0; f0 < n; f0 += RDV_BATCH) {
@@ -588,8 +599,10 @@ static void push_frags(struct gexi_Event *e, gex_Rank_t to, uint32_t kind, size_
       w[i] = (struct gexi_exposed_rma){(void *)(uintptr_t)(p + off), d->raddr + doff + off, d->key,
                                        rbytes - off < c ? rbytes - off : c};
     }
-    struct push_then pt = {e, to, kind | (uint32_t)(first + f0), f0 ? NULL : grant};
+    struct push_then pt = {e, to, kind | (uint32_t)(first + f0), f0 ? NULL : grant,
+                           root_copy && *root_copy};
     gexi_ctx.net->put_exposed(e->t->peers[to].jobrank, k, w, push_landed, &pt);
+    if (root_copy) *root_copy = pt.root_copy;
   }
   atomic_fetch_add_explicit(&gexi_ctx.coll_am->rdv_frags, n, memory_order_relaxed);
   atomic_fetch_add_explicit(&gexi_ctx.coll_am->rdv_pushed, n, memory_order_relaxed);
@@ -1101,7 +1114,7 @@ static int seg_xfer(struct gexi_Event *e, uint32_t s, gex_Rank_t pr, const void 
       else if (!take_rtr(e, pr, TAG_RTR | s, sn, &d))
         return 0;
       if (grants) xl_grant(e, s, &g);
-      push_frags(e, pr, TAG_XCHG, first, &d, 0, p, sn, grants ? &g : NULL);
+      push_frags(e, pr, TAG_XCHG, first, &d, 0, p, sn, grants ? &g : NULL, NULL);
     } else {
       send_frags(e, pr, TAG_XCHG, first, base, blen, p, sn);
     }
@@ -1269,11 +1282,12 @@ static int up_bcast(struct gexi_Event *e, int *moved) {
         send_frag(e, rank_of(e, e->kids[i]), TAG_DOWN | (uint32_t)g, e->src, e->nbytes,
                   (const char *)e->src + off, len);
   }
+  bool copy = e->dst != e->src && e->nbytes;
   for (gex_Rank_t i = 0; i < e->nkids; i++)
     if (push_with(e, rank_of(e, e->kids[i])))
       push_frags(e, rank_of(e, e->kids[i]), TAG_DOWN, 0, &e->rdv->kd[i], 0, e->src, e->nbytes,
-                 NULL);
-  if (e->dst != e->src && e->nbytes) memcpy(e->dst, e->src, e->nbytes);
+                 NULL, &copy);
+  if (copy) memcpy(e->dst, e->src, e->nbytes);
   e->up_round = 1;
   *moved = 1;
   return 1;
@@ -1425,7 +1439,8 @@ static int down(struct gexi_Event *e, int *moved) {
     for (gex_Rank_t i = 0; fwd && i < e->nkids; i++) /* the k fragments are contiguous */
       if (push_with(e, rank_of(e, e->kids[i])))
         push_frags(e, rank_of(e, e->kids[i]), TAG_DOWN, e->down_frag, &e->rdv->kd[i], off[0],
-                   (const unsigned char *)e->dst + off[0], off[k - 1] + len[k - 1] - off[0], NULL);
+                   (const unsigned char *)e->dst + off[0], off[k - 1] + len[k - 1] - off[0], NULL,
+                   NULL);
     e->down_frag += k;
     *moved = 1;
   }
