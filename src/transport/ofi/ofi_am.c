@@ -361,10 +361,12 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
   return 0;
 }
 
-/* A Short: the same, written straight from the arguments (no header built
- * by the caller, no copy of it).  Waiting for credit and retrying a refused
- * inject are out of line, so that nothing stays live across the calls of
- * the common case (no registers to save). */
+/* Shorts: the same, written straight from the arguments (no header built
+ * by the caller, no copy of it), by gexi_ofi_am_short at the end of this
+ * section.  Waiting for credit and retrying a refused inject are out of
+ * line, so that nothing stays live across the calls of the common case (no
+ * registers to save).  The general path of a Short (also of
+ * gexi_ofi_am_short_batched, ofi_am_batch.c): */
 __attribute__((noinline)) int gexi_ofi_am_short_slow(int ch, gex_Rank_t j, gex_AM_Index_t handler,
                                                     gex_Flags_t flags, unsigned nargs,
                                                     const gex_AM_Arg_t *args) {
