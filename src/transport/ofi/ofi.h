@@ -430,6 +430,11 @@ uint64_t gexi_ofi_batched(void);
  * made).  'what': the channel, which is what the sender may poll
  * (GEXI_POLL_ALL for a Request; a full batch is sent at once). */
 int gexi_ofi_batch_add(gex_Rank_t j, const struct ofi_wire *w, size_t len, int what);
+/* The credit a Short of nargs arguments costs (a whole buffer where each
+ * message takes one). */
+static inline int64_t gexi_ofi_short_cost(const struct gexi_ofi *o, unsigned nargs) {
+  return o->am_cost_fixed ? o->am_cost_fixed : (int64_t)OFI_WIRE_HDR_LEN(nargs);
+}
 /* gexi_ofi_am_short (transport.h's am_short) for a Short whose peer's batch
  * it joins (gexi_ofi_batch_wanted): written straight into the batch from its
  * arguments, or, when the peer is not admitted yet or there is no credit or

@@ -420,7 +420,7 @@ __attribute__((noinline)) static int am_short_inject(int ch, gex_Rank_t j, gex_A
   /* The general path, when the message cannot be injected, the peer is
    * not admitted yet or there is no credit (given back first: the general
    * path spends it again, waiting if it must). */
-  int64_t cost = o->am_cost_fixed ? o->am_cost_fixed : (int64_t)len;
+  int64_t cost = gexi_ofi_short_cost(o, nargs);
   if (GEXI_UNLIKELY(len > o->am_inject_max ||
                     !atomic_load_explicit(&p->tx_ok, memory_order_acquire)))
     return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);

@@ -214,7 +214,7 @@ __attribute__((noinline)) static int short_batched_cold(int ch, gex_Rank_t j,
   lock(o);
   if (b->buf || open_batch(k)) return short_record(o, k, b, ch, handler, nargs, args);
   unlock(o);
-  int64_t cost = o->am_cost_fixed ? o->am_cost_fixed : (int64_t)OFI_WIRE_HDR_LEN(nargs);
+  int64_t cost = gexi_ofi_short_cost(o, nargs);
   atomic_fetch_add_explicit(&o->peers[j].credit[ch], cost, memory_order_acq_rel);
   return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
 }
@@ -224,7 +224,7 @@ int gexi_ofi_am_short_batched(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_
                               unsigned nargs, const gex_AM_Arg_t *args) {
   struct gexi_ofi *o = O();
   struct ofi_peer *p = &o->peers[j];
-  int64_t cost = o->am_cost_fixed ? o->am_cost_fixed : (int64_t)OFI_WIRE_HDR_LEN(nargs);
+  int64_t cost = gexi_ofi_short_cost(o, nargs);
   if (GEXI_UNLIKELY(!atomic_load_explicit(&p->tx_ok, memory_order_acquire)))
     return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
   if (GEXI_UNLIKELY(atomic_fetch_sub_explicit(&p->credit[ch], cost, memory_order_acq_rel) <
