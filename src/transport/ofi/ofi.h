@@ -196,6 +196,9 @@ struct gexi_ofi {
   size_t inject_size;
   size_t am_inject_max;   /* largest AM built on the stack and injected */
   int64_t am_cost_fixed;  /* credit an AM costs: wire_max, or 0 for its length (multi-receive) */
+  int64_t short_cost[GEXI_AM_MAX_ARGS + 1]; /* credit a Short costs, by nargs */
+  gex_Rank_t self;        /* gexi_ctx.rank, read through o on the Short paths (which
+                           * then keep no second base register) */
   uint64_t write_flags;       /* FI_DELIVERY_COMPLETE when offered */
   int order_saw;              /* a send after a write is delivered after it */
   int flush_with_read;        /* no DELIVERY_COMPLETE: a read after writes flushes them */
@@ -271,7 +274,9 @@ struct gexi_ofi {
 struct ofi_batch {
   char *buf;
   uint32_t len;
-  uint32_t nrec; /* records in it */
+  uint32_t nrec;           /* records in it */
+  _Atomic int64_t *credit; /* the peer's credit of the channel (ofi_peer's credit[ch]) */
+  uint64_t pad;            /* (32 bytes: an index is a shift) */
 };
 
 /* The wire header of an Active Message.  It carries credits back to the
@@ -433,7 +438,14 @@ int gexi_ofi_batch_add(gex_Rank_t j, const struct ofi_wire *w, size_t len, int w
 /* The credit a Short of nargs arguments costs (a whole buffer where each
  * message takes one). */
 static inline int64_t gexi_ofi_short_cost(const struct gexi_ofi *o, unsigned nargs) {
-  return o->am_cost_fixed ? o->am_cost_fixed : (int64_t)OFI_WIRE_HDR_LEN(nargs);
+  return o->short_cost[nargs];
+}
+/* Take 'cost' from a peer's credit counter; 0 when it did not have that
+ * much (the caller gives it back).  Written old - cost < 0 rather than
+ * old < cost: GCC makes that one locked subtraction and a test of its sign,
+ * with no register holding the old value or, after it, the cost. */
+static inline int gexi_ofi_spend(_Atomic int64_t *credit, int64_t cost) {
+  return atomic_fetch_sub_explicit(credit, cost, memory_order_acq_rel) - cost >= 0;
 }
 /* gexi_ofi_am_short (transport.h's am_short) for a Short whose peer's batch
  * it joins (gexi_ofi_batch_wanted): written straight into the batch from its
@@ -441,6 +453,8 @@ static inline int64_t gexi_ofi_short_cost(const struct gexi_ofi *o, unsigned nar
  * no buffer, gexi_ofi_am_short_slow (the general path). */
 int gexi_ofi_am_short_batched(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
                               unsigned nargs, const gex_AM_Arg_t *args);
+int gexi_ofi_am_short_no_credit(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
+                                unsigned nargs, const gex_AM_Arg_t *args);
 int gexi_ofi_am_short_slow(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
                            unsigned nargs, const gex_AM_Arg_t *args);
 /* Send peer j's open batch of channel 'what', if any (before an AM of

@@ -128,6 +128,9 @@ void gexi_ofi_am_setup(void) {
   o->credit_bytes = credit;
   o->am_inject_max = o->inject_size < OFI_STACK_WIRE ? o->inject_size : OFI_STACK_WIRE;
   o->am_cost_fixed = o->multi_recv ? 0 : (int64_t)o->wire_max;
+  for (unsigned n = 0; n <= GEXI_AM_MAX_ARGS; n++)
+    o->short_cost[n] = o->am_cost_fixed ? o->am_cost_fixed : (int64_t)OFI_WIRE_HDR_LEN(n);
+  o->self = gexi_ctx.rank;
   o->credit_return = (uint32_t)(credit / 8); /* see the flow-control note at the top */
   for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
     atomic_init(&o->peers[j].credit[0], credit);
@@ -376,6 +379,20 @@ __attribute__((noinline)) int gexi_ofi_am_short_slow(int ch, gex_Rank_t j, gex_A
   return am_send_general(j, &h, NULL, flags);
 }
 
+/* A Short whose credit a fast path took (gexi_ofi_spend) and cannot go on:
+ * the credit was short or no batch buffer is free.  The credit is given
+ * back (the cost recomputed, so that the fast path keeps nothing for
+ * this), then the general path spends it again, waiting if it must. */
+__attribute__((noinline)) int gexi_ofi_am_short_no_credit(int ch, gex_Rank_t j,
+                                                          gex_AM_Index_t handler, gex_Flags_t flags,
+                                                          unsigned nargs,
+                                                          const gex_AM_Arg_t *args) {
+  struct gexi_ofi *o = O();
+  atomic_fetch_add_explicit(&o->peers[j].credit[ch], gexi_ofi_short_cost(o, nargs),
+                            memory_order_acq_rel);
+  return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
+}
+
 /* A message built on the stack, with what a retry of its inject needs
  * (kept in memory, so that no register must survive the inject call). */
 struct ofi_stack_msg {
@@ -391,22 +408,29 @@ __attribute__((noinline)) static void inject_retry(const struct ofi_stack_msg *m
   OFI_RETRY(fi_inject(O()->ep, m->wire, m->len, m->j), m->what, "fi_inject");
 }
 
-/* A Short sent on its own: injected from the stack. */
+/* A Short sent on its own: injected from the stack.  The general path
+ * when the message cannot be injected, the peer is not admitted yet or
+ * there is no credit; those are decided first, so that the arguments it
+ * would need are dead by the time the message is built. */
 __attribute__((noinline)) static int am_short_inject(int ch, gex_Rank_t j, gex_AM_Index_t handler,
                                                      gex_Flags_t flags, unsigned nargs,
                                                      const gex_AM_Arg_t *args) {
   struct gexi_ofi *o = O();
   struct ofi_peer *p = &o->peers[j];
   size_t len = OFI_WIRE_HDR_LEN(nargs);
-  /* The AM header first, while the arguments are in registers (fewer
-   * values live at once; the rare general path below does it again). */
+  if (GEXI_UNLIKELY(len > o->am_inject_max ||
+                    !atomic_load_explicit(&p->tx_ok, memory_order_acquire)))
+    return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
+  int64_t cost = gexi_ofi_short_cost(o, nargs);
+  if (GEXI_UNLIKELY(!gexi_ofi_spend(&p->credit[ch], cost)))
+    return gexi_ofi_am_short_no_credit(ch, j, handler, flags, nargs, args);
   struct ofi_stack_msg m;
   struct ofi_wire *w = (struct ofi_wire *)(void *)m.wire;
   w->h.category = GEXI_AM_SHORT;
   w->h.is_req = (uint8_t)(ch ^ 1);
   w->h.nargs = (uint8_t)nargs;
   w->h.handler = handler;
-  w->h.src = gexi_ctx.rank;
+  w->h.src = o->self;
   w->h.nbytes = 0;
   w->h.reserved = 0;
   w->h.dest = 0;
@@ -417,17 +441,6 @@ __attribute__((noinline)) static int am_short_inject(int ch, gex_Rank_t j, gex_A
     __asm__("" : "+r"(i));
   }
   if (nargs & 1) w->h.args[nargs] = 0; /* up to the 8-byte boundary */
-  /* The general path, when the message cannot be injected, the peer is
-   * not admitted yet or there is no credit (given back first: the general
-   * path spends it again, waiting if it must). */
-  int64_t cost = gexi_ofi_short_cost(o, nargs);
-  if (GEXI_UNLIKELY(len > o->am_inject_max ||
-                    !atomic_load_explicit(&p->tx_ok, memory_order_acquire)))
-    return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
-  if (GEXI_UNLIKELY(atomic_fetch_sub_explicit(&p->credit[ch], cost, memory_order_acq_rel) < cost)) {
-    atomic_fetch_add_explicit(&p->credit[ch], cost, memory_order_acq_rel);
-    return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
-  }
   m.len = len;
   m.j = j;
   m.what = ch; /* GEXI_POLL_ALL for a Request, GEXI_POLL_REPLIES for a Reply */

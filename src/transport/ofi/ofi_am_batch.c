@@ -81,6 +81,8 @@ void gexi_ofi_batch_setup(void) {
   o->batches = calloc(2 * (size_t)gexi_ctx.size, sizeof *o->batches);
   o->batch_open = calloc(2 * (size_t)gexi_ctx.size, sizeof *o->batch_open);
   if (!o->batches || !o->batch_open) gexi_fatal("out of memory");
+  for (uint32_t k = 0; k < 2 * gexi_ctx.size; k++)
+    o->batches[k].credit = &o->peers[OFI_BATCH_PEER(k)].credit[k % 2];
   atomic_init(&o->batch_lock, 0);
   o->batch_max = want;
   o->batch_full = want - (OFI_STACK_WIRE - OFI_WIRE_PREFIX);
@@ -174,18 +176,18 @@ int gexi_ofi_batch_add(gex_Rank_t j, const struct ofi_wire *w, size_t len, int w
   return 1;
 }
 
-/* Append a Short's record to open batch b (k) under batch_lock, and send the
+/* Append a Short's record to open batch b under batch_lock, and send the
  * batch if full; releases the lock.  The record is the AM header of the
  * message the Short would be, from 'h' on (batches are 8-byte aligned and
  * every record a multiple of 8). */
-static inline int short_record(struct gexi_ofi *o, uint32_t k, struct ofi_batch *b, int ch,
+static inline int short_record(struct gexi_ofi *o, struct ofi_batch *b, int ch,
                                gex_AM_Index_t handler, unsigned nargs, const gex_AM_Arg_t *args) {
   struct gexi_am_hdr *h = (struct gexi_am_hdr *)(void *)(b->buf + b->len);
   h->category = GEXI_AM_SHORT;
   h->is_req = (uint8_t)!ch;
   h->nargs = (uint8_t)nargs;
   h->handler = handler;
-  h->src = gexi_ctx.rank;
+  h->src = o->self;
   h->nbytes = 0;
   h->reserved = 0;
   h->dest = 0;
@@ -198,40 +200,38 @@ static inline int short_record(struct gexi_ofi *o, uint32_t k, struct ofi_batch 
   if (nargs & 1) h->args[nargs] = 0; /* up to the 8-byte boundary */
   b->len += (uint32_t)(OFI_WIRE_HDR_LEN(nargs) - OFI_WIRE_PREFIX);
   b->nrec++;
-  if (GEXI_UNLIKELY(b->len > o->batch_full)) return send_full(k, ch); /* unlocks */
+  if (GEXI_UNLIKELY(b->len > o->batch_full)) /* (k computed only here) */
+    return send_full((uint32_t)(b - o->batches), ch); /* unlocks */
   unlock(o);
   return 0;
 }
 
-/* The same when the lock was taken or no batch is open (credit spent). */
+/* The same when the lock was taken or no batch is open: the general path
+ * when the peer is not admitted yet or there is no credit or no buffer. */
 __attribute__((noinline)) static int short_batched_cold(int ch, gex_Rank_t j,
                                                         gex_AM_Index_t handler, gex_Flags_t flags,
                                                         unsigned nargs,
                                                         const gex_AM_Arg_t *args) {
   struct gexi_ofi *o = O();
+  struct ofi_peer *p = &o->peers[j];
+  int64_t cost = gexi_ofi_short_cost(o, nargs);
+  if (!atomic_load_explicit(&p->tx_ok, memory_order_acquire))
+    return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
+  if (!gexi_ofi_spend(&p->credit[ch], cost))
+    return gexi_ofi_am_short_no_credit(ch, j, handler, flags, nargs, args);
   uint32_t k = OFI_BATCH_INDEX(j, ch);
   struct ofi_batch *b = &o->batches[k];
   lock(o);
-  if (b->buf || open_batch(k)) return short_record(o, k, b, ch, handler, nargs, args);
+  if (b->buf || open_batch(k)) return short_record(o, b, ch, handler, nargs, args);
   unlock(o);
-  int64_t cost = gexi_ofi_short_cost(o, nargs);
-  atomic_fetch_add_explicit(&o->peers[j].credit[ch], cost, memory_order_acq_rel);
-  return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
+  return gexi_ofi_am_short_no_credit(ch, j, handler, flags, nargs, args); /* no buffer */
 }
 
-/* Every call below is a tail call. */
+/* Every call below is a tail call.  That the peer's batch is open shows
+ * that the peer admitted us (batches are opened only after that). */
 int gexi_ofi_am_short_batched(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
                               unsigned nargs, const gex_AM_Arg_t *args) {
   struct gexi_ofi *o = O();
-  struct ofi_peer *p = &o->peers[j];
-  int64_t cost = gexi_ofi_short_cost(o, nargs);
-  if (GEXI_UNLIKELY(!atomic_load_explicit(&p->tx_ok, memory_order_acquire)))
-    return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
-  if (GEXI_UNLIKELY(atomic_fetch_sub_explicit(&p->credit[ch], cost, memory_order_acq_rel) <
-                    cost)) {
-    atomic_fetch_add_explicit(&p->credit[ch], cost, memory_order_acq_rel);
-    return gexi_ofi_am_short_slow(ch, j, handler, flags, nargs, args);
-  }
   uint32_t k = OFI_BATCH_INDEX(j, ch);
   struct ofi_batch *b = &o->batches[k];
   if (GEXI_UNLIKELY(!trylock(o))) return short_batched_cold(ch, j, handler, flags, nargs, args);
@@ -239,7 +239,11 @@ int gexi_ofi_am_short_batched(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_
     unlock(o);
     return short_batched_cold(ch, j, handler, flags, nargs, args);
   }
-  return short_record(o, k, b, ch, handler, nargs, args);
+  if (GEXI_UNLIKELY(!gexi_ofi_spend(b->credit, gexi_ofi_short_cost(o, nargs)))) {
+    unlock(o);
+    return gexi_ofi_am_short_no_credit(ch, j, handler, flags, nargs, args);
+  }
+  return short_record(o, b, ch, handler, nargs, args);
 }
 
 void gexi_ofi_batch_flush(gex_Rank_t j, int what) {
