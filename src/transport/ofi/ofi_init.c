@@ -385,12 +385,16 @@ void gexi_ofi_start(int one_host) {
   gexi_ofi_am_setup();
   gexi_ctx.net = &ofi_ops;
   if (gexi_ctx.env.ofi_verbose && gexi_ctx.rank == 0)
-    fprintf(stderr, "libgex: network provider %s, domain %s, inject %zu, mr_mode 0x%llx%s%s%s%s\n",
+    fprintf(stderr,
+            "libgex: network provider %s, domain %s, inject %zu, mr_mode 0x%llx%s%s%s%s, %s, "
+            "AM batches %s\n",
             o->prov_name, fi->domain_attr->name, o->inject_size, (unsigned long long)o->mr_mode,
             dc ? ", delivery-complete writes" : ", writes flushed by a read",
             o->order_saw ? ", send-after-write order" : "",
             o->atomic_caps ? ", FI_ATOMIC" : "",
-            o->have_source ? ", FI_SOURCE" : ", no FI_SOURCE (senders proved by token only)");
+            o->have_source ? ", FI_SOURCE" : ", no FI_SOURCE (senders proved by token only)",
+            o->multi_recv ? "multi-receive AM buffers" : "one AM buffer per message",
+            o->batch_max ? "on" : "off");
 }
 
 /* Called by gexi_end_process, possibly on the bootstrap's watchdog thread
