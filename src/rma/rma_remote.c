@@ -40,13 +40,17 @@ gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
 }
 
 /* gexi_RMA_PutNBI_remote's general path: its own arguments, so that the
- * call is a jump with nothing to move. */
+ * call is a jump with nothing to move (and the flood case there keeps its
+ * few registers).  A Put that is not coalesced, to another node, goes
+ * straight to the network transport. */
 __attribute__((noinline)) static int put_nbi_general(gex_TM_t tm, gex_Rank_t rank, void *dest,
                                                      const void *src, size_t nbytes,
                                                      uint64_t lc_flags) {
+  const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+  if (nbytes - 1 >= gexi_ctx.co_put_max && !is_neighbour(j) && gexi_ctx.net)
+    return gexi_ctx.net->put_nbi(j, dest, src, nbytes, lc_flags);
   gex_Event_t *lc_opt = (gex_Event_t *)(uintptr_t)(lc_flags >> 32);
-  return put_remote(gexi_tm_jobrank(tm, rank), dest, src, nbytes, lc_opt, (gex_Flags_t)lc_flags,
-                    GEXI_MODE_NBI) != 0;
+  return put_remote(j, dest, src, nbytes, lc_opt, (gex_Flags_t)lc_flags, GEXI_MODE_NBI) != 0;
 }
 
 int gexi_RMA_PutNBI_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,

@@ -361,6 +361,8 @@ gex_Event_t gexi_ofi_put(gex_Rank_t jobrank, void *dest, const void *src, size_t
                          gex_Event_t *lc_opt, gex_Flags_t flags, int mode);
 gex_Event_t gexi_ofi_get(gex_Rank_t jobrank, void *dest, void *src, size_t nbytes,
                          gex_Flags_t flags, int mode);
+int gexi_ofi_put_nbi(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
+                     uint64_t lc_flags);
 int gexi_ofi_nbi_test(gex_EC_t mask);
 /* transport.h: get_exposed, put_exposed. */
 void gexi_ofi_get_exposed(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_rma *r);

@@ -207,6 +207,7 @@ static const struct gexi_net_ops ofi_ops = {
     .am_short = gexi_ofi_am_short,
     .put = gexi_ofi_put,
     .get = gexi_ofi_get,
+    .put_nbi = gexi_ofi_put_nbi,
     .nbi_test = gexi_ofi_nbi_test,
     .event_done = gexi_ofi_event_done_ev,
     .event_free = gexi_ofi_event_free,

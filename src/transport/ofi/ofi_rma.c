@@ -157,17 +157,28 @@ static inline int lc_is_event(gex_Event_t *lc) {
   return lc != GEX_EVENT_NOW && lc != GEX_EVENT_DEFER && lc != GEX_EVENT_GROUP;
 }
 
+/* A small NBI Put: the source is copied by the provider (FI_INJECT).  0
+ * when it does not fit that path. */
+static inline int put_nbi_small(gex_Rank_t j, void *dest, const void *src, size_t nbytes) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  if (GEXI_UNLIKELY(nbytes - 1 >= o->inject_size || !o->nbi_shared)) return 0;
+  check_segment("gex_RMA_Put", j);
+  post_nbi_plain(j, 1, (void *)src, dest, nbytes, o->write_flags | FI_INJECT | FI_COMPLETION);
+  return 1;
+}
+
+int gexi_ofi_put_nbi(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
+                     uint64_t lc_flags) {
+  if (GEXI_LIKELY(put_nbi_small(j, dest, src, nbytes))) return 0;
+  return gexi_ofi_put(j, dest, src, nbytes, (gex_Event_t *)(uintptr_t)(lc_flags >> 32),
+                      (gex_Flags_t)lc_flags, GEXI_MODE_NBI) != 0;
+}
+
 gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
                          gex_Event_t *lc_opt, gex_Flags_t flags, int mode) {
   (void)flags;
   struct gexi_ofi *o = gexi_ctx.ofi;
-  /* Small NBI Puts: the source is copied by the provider (FI_INJECT). */
-  if (GEXI_LIKELY(mode == GEXI_MODE_NBI && nbytes - 1 < o->inject_size && o->nbi_shared)) {
-    check_segment("gex_RMA_Put", j);
-    post_nbi_plain(j, 1, (void *)src, dest, nbytes,
-                   o->write_flags | FI_INJECT | FI_COMPLETION);
-    return 0;
-  }
+  if (mode == GEXI_MODE_NBI && put_nbi_small(j, dest, src, nbytes)) return 0;
   if (nbytes == 0) {
     if (mode == GEXI_MODE_NB && lc_is_event(lc_opt)) *lc_opt = GEX_EVENT_INVALID;
     return mode == GEXI_MODE_NB ? GEX_EVENT_INVALID : 0;
