@@ -128,6 +128,9 @@ int gexi_RMA_PutNBI_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void 
                            size_t nbytes, uint64_t lc_flags);
 #define GEXI_LC_FLAGS(lc_opt, flags) \
   ((uint64_t)(uint32_t)(flags) | (uint64_t)(uintptr_t)(lc_opt) << 32)
+/* The two halves of such an lc_flags. */
+#define GEXI_LC_OF(lc_flags) ((gex_Event_t *)(uintptr_t)((lc_flags) >> 32))
+#define GEXI_FLAGS_OF(lc_flags) ((gex_Flags_t)(uint32_t)(lc_flags))
 gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                                 size_t nbytes, gex_Flags_t flags, int mode);
 #define GEXI_MODE_BLOCKING 0

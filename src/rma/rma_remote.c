@@ -49,8 +49,8 @@ __attribute__((noinline)) static int put_nbi_general(gex_TM_t tm, gex_Rank_t ran
   const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
   if (nbytes - 1 >= gexi_ctx.co_put_max && !is_neighbour(j) && gexi_ctx.net)
     return gexi_ctx.net->put_nbi(j, dest, src, nbytes, lc_flags);
-  gex_Event_t *lc_opt = (gex_Event_t *)(uintptr_t)(lc_flags >> 32);
-  return put_remote(j, dest, src, nbytes, lc_opt, (gex_Flags_t)lc_flags, GEXI_MODE_NBI) != 0;
+  return put_remote(j, dest, src, nbytes, GEXI_LC_OF(lc_flags), GEXI_FLAGS_OF(lc_flags),
+                    GEXI_MODE_NBI) != 0;
 }
 
 int gexi_RMA_PutNBI_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,

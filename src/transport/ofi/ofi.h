@@ -195,8 +195,8 @@ struct gexi_ofi {
   uint64_t mr_mode;
   size_t inject_size;
   size_t am_inject_max;   /* largest AM built on the stack and injected */
-  int64_t am_cost_fixed;  /* credit an AM costs: wire_max, or 0 for its length (multi-receive) */
-  int64_t short_cost[GEXI_AM_MAX_ARGS + 1]; /* credit a Short costs, by nargs */
+  int64_t short_cost[GEXI_AM_MAX_ARGS + 1]; /* credit a Short costs, by nargs: its length
+                                             * (multi-receive), else a whole buffer */
   gex_Rank_t self;        /* gexi_ctx.rank, read through o on the Short paths (which
                            * then keep no second base register) */
   uint64_t write_flags;       /* FI_DELIVERY_COMPLETE when offered */

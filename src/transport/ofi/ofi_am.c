@@ -127,9 +127,8 @@ void gexi_ofi_am_setup(void) {
   }
   o->credit_bytes = credit;
   o->am_inject_max = o->inject_size < OFI_STACK_WIRE ? o->inject_size : OFI_STACK_WIRE;
-  o->am_cost_fixed = o->multi_recv ? 0 : (int64_t)o->wire_max;
   for (unsigned n = 0; n <= GEXI_AM_MAX_ARGS; n++)
-    o->short_cost[n] = o->am_cost_fixed ? o->am_cost_fixed : (int64_t)OFI_WIRE_HDR_LEN(n);
+    o->short_cost[n] = o->multi_recv ? (int64_t)OFI_WIRE_HDR_LEN(n) : (int64_t)o->wire_max;
   o->self = gexi_ctx.rank;
   o->credit_return = (uint32_t)(credit / 8); /* see the flow-control note at the top */
   for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {

@@ -170,8 +170,8 @@ static inline int put_nbi_small(gex_Rank_t j, void *dest, const void *src, size_
 int gexi_ofi_put_nbi(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
                      uint64_t lc_flags) {
   if (GEXI_LIKELY(put_nbi_small(j, dest, src, nbytes))) return 0;
-  return gexi_ofi_put(j, dest, src, nbytes, (gex_Event_t *)(uintptr_t)(lc_flags >> 32),
-                      (gex_Flags_t)lc_flags, GEXI_MODE_NBI) != 0;
+  return gexi_ofi_put(j, dest, src, nbytes, GEXI_LC_OF(lc_flags), GEXI_FLAGS_OF(lc_flags),
+                      GEXI_MODE_NBI) != 0;
 }
 
 gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
