@@ -242,6 +242,31 @@ set_property(TEST net_batch_t_am_batch_n2 net_batch_t_am_batch_n7 net_batchmix_t
              net_batchtcp_t_am_batch_n4 net_batchudp_t_am_batch_n3 net_batchshm_t_am_batch_n3
              net_batchmt_t_mt_stress_n4 net_batchmt_t_hsl_n4 net_batchmtcredit_t_mt_stress_n4
              APPEND PROPERTY LABELS am)
+# NBI Puts and Gets on the counted endpoint (transport/ofi/ofi_counted.c):
+# with coalescing of Puts off, so that the small ones reach it, on every
+# provider that opens it by default (net, tcp;ofi_rxm, udp;ofi_rxd),
+# oversubscribed (7 ranks), in two "nodes" of two, and across two hosts.
+# GEX_TEST_COUNTED=+ checks that operations went through it; =0 that none
+# did with GEX_OFI_COUNTED_RMA=0, and on shm, where it is off by default.
+set(_count GEX_SUPERNODE_MAXSIZE=1 GEX_COALESCE_PUT_MAX=0)
+gex_add_net_run(netcount t_nbi_counted 3 ${_count} GEX_OFI_PROVIDER=net GEX_TEST_COUNTED=+)
+gex_add_net_run(tcpcount t_nbi_counted 3 ${_count} ${_tcp} GEX_TEST_COUNTED=+)
+gex_add_net_run(tcpcount t_nbi_counted 7 ${_count} ${_tcp} GEX_TEST_COUNTED=+)
+gex_add_net_run(udpcount t_nbi_counted 3 ${_count} "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd"
+                GEX_TEST_COUNTED=+)
+gex_add_net_run(mixcount t_nbi_counted 4 GEX_SUPERNODE_MAXSIZE=2 GEX_COALESCE_PUT_MAX=0
+                GEX_TEST_COUNTED=+)
+gex_add_net_run(tcpnocount t_nbi_counted 3 ${_count} ${_tcp} GEX_OFI_COUNTED_RMA=0
+                GEX_TEST_COUNTED=0)
+gex_add_net_run(shmcount t_nbi_counted 3 ${_count} GEX_OFI_PROVIDER=shm GEX_TEST_COUNTED=0)
+# The suite's RMA tests with every small Put on the counted endpoint.
+foreach(t t_rma t_rma_val t_rma_lc t_nbi t_mt_stress)
+  gex_add_net_run(tcpcount ${t} 4 ${_count} ${_tcp})
+endforeach()
+set_property(TEST net_netcount_t_nbi_counted_n3 net_tcpcount_t_nbi_counted_n3
+             net_tcpcount_t_nbi_counted_n7 net_udpcount_t_nbi_counted_n3
+             net_mixcount_t_nbi_counted_n4 net_tcpnocount_t_nbi_counted_n3
+             net_shmcount_t_nbi_counted_n3 APPEND PROPERTY LABELS "rma;events")
 # Segments made by the client (the suite above runs t_segment_create's mixed
 # mode): every rank's segment client memory, or allocated by libgex, both
 # through the network only and in two "nodes" of two ranks.
@@ -269,6 +294,8 @@ gex_add_netns_test(netns_tcprdv_t_collam t_collam RANKS_PER_HOST 2 LABELS "net;n
 gex_add_netns_test(netns_tcp_t_coll_standing t_coll_standing RANKS_PER_HOST 2
                    LABELS "net;netns;netns_tcp;rdv" ENV "GEX_OFI_PROVIDER=tcp;ofi_rxm"
                    GEX_TEST_STANDING=+)
+gex_add_netns_test(netns_t_nbi_counted t_nbi_counted RANKS_PER_HOST 2 LABELS "net;netns;rma"
+                   ENV GEX_COALESCE_PUT_MAX=0 GEX_TEST_COUNTED=+)
 # Batches between two hosts over the default provider and tcp;ofi_rxm.
 gex_add_netns_test(netns_t_am_batch t_am_batch RANKS_PER_HOST 2 LABELS "net;netns;am"
                    ENV GEX_TEST_BATCHED=+)

@@ -194,6 +194,10 @@ struct gexi_thread_state {
    * clear flag means nothing is in flight: an idle Wait is one load. */
   int nbi_maybe;
   struct gexi_net_nbi *net_region;   /* ... and those of its open access region */
+  /* transport/ofi: this thread's tracker (net_nbi) if it posts its small
+   * NBI Puts and its NBI Gets outside access regions on the counted
+   * endpoint (ofi_counted.c), else NULL */
+  struct gexi_net_nbi *net_counted;
   /* Operations carried by Active Messages (atomics/ad_am.c, vis/vis.c):
    * 'pending' counts this thread's NBI ones whose replies are still due, by
    * category (GEXI_AM_NBI_PUT/GET/RMW in atomic/ad_am.h).  Reply handlers,

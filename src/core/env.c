@@ -116,6 +116,8 @@ void gexi_env_load(void) {
   e->ofi_multi_recv = gexi_env_string("GEX_OFI_MULTI_RECV") ? gexi_env_switch("GEX_OFI_MULTI_RECV", 0)
                                                            : -1;
   e->ofi_am_batch = gexi_env_size("GEX_OFI_AM_BATCH", 8 << 10, 0, (uint64_t)1 << 30);
+  e->ofi_counted_rma = gexi_env_string("GEX_OFI_COUNTED_RMA") ? gexi_env_switch("GEX_OFI_COUNTED_RMA", 0)
+                                                             : -1;
   e->ofi_verbose = gexi_env_switch("GEX_OFI_VERBOSE", 0);
   e->ofi_atomic_nonfetch = gexi_env_switch("GEX_OFI_ATOMIC_NONFETCH", 0);
   e->ofi_atomic_deny = gexi_env_string("GEX_OFI_ATOMIC_DENY");

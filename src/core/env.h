@@ -27,6 +27,7 @@ struct gexi_env {
   uint64_t ofi_am_credit;      /* GEX_OFI_AM_CREDIT bytes; 0: the default */
   int ofi_multi_recv;          /* GEX_OFI_MULTI_RECV: -1 unset (by provider), 0, 1 */
   uint64_t ofi_am_batch;       /* GEX_OFI_AM_BATCH bytes; 0: AM Requests never batched */
+  int ofi_counted_rma;         /* GEX_OFI_COUNTED_RMA: -1 unset (by provider), 0, 1 */
   int ofi_verbose;             /* GEX_OFI_VERBOSE */
   int ofi_atomic_nonfetch;     /* GEX_OFI_ATOMIC_NONFETCH */
   const char *ofi_atomic_deny; /* GEX_OFI_ATOMIC_DENY; NULL: none */

@@ -1,6 +1,7 @@
 /* transport/ofi/ofi.h -- the off-node transport over libfabric (OFI).
  *
- * One reliable-datagram endpoint (FI_EP_RDM) per process, an address vector
+ * One reliable-datagram endpoint (FI_EP_RDM) per process (and one more
+ * that only posts NBI RMA, ofi_counted.c), an address vector
  * in FI_AV_TABLE mode filled with every rank's address in jobrank order (so
  * a jobrank is its own fi_addr_t and libgex keeps no per-peer connection
  * state), and one completion queue:
@@ -8,7 +9,9 @@
  *   - RMA: fi_writemsg/fi_readmsg into the peer's registered segment.  Every
  *     operation carries a context (struct ofi_op): NB ones are the client's
  *     event, blocking ones live on the caller's stack, NBI ones count down
- *     a per-thread tracker (ofi_rma.c says why not completion counters).
+ *     a per-thread tracker (ofi_rma.c says why not completion counters),
+ *     except those on the counted endpoint (ofi_counted.c), which a
+ *     second endpoint's completion counters report.
  *     Every write asks for FI_DELIVERY_COMPLETE when the provider offers it,
  *     so a completed put is visible at the target.
  *   - Active Messages: FI_MSG sends of a small wire header (struct
@@ -208,6 +211,24 @@ struct gexi_ofi {
                                * no FI_CONTEXT/FI_CONTEXT2 mode, no FI_MR_LOCAL */
   int wait_fd;                /* the CQ's wait descriptor (FI_WAIT_FD), or -1 */
 
+  /* The counted RMA endpoint (ofi_counted.c), or NULL: a second endpoint that
+   * only initiates writes and reads (it sends no messages, so nothing the
+   * provider does internally is counted), bound to the main CQ for
+   * progress and errors and to one completion counter per kind.  One
+   * thread, the one that started the transport (gexi_tls.net_counted),
+   * posts on it; rma_posted and rma_seen are that thread's alone. */
+  struct fid_ep *rma_ep;
+  struct fid_cntr *rma_cntr[2];   /* [OFI_NBI_PUT], [OFI_NBI_GET] */
+  uint64_t rma_posted[2];         /* operations posted on rma_ep, by kind */
+  uint64_t rma_seen[2];           /* the counter's value last taken off the tracker */
+  struct ofi_counted_op {         /* the operation being posted (for a retry) */
+    void *local;
+    uint64_t raddr;
+    size_t nbytes;
+    gex_Rank_t peer;
+    int is_write;
+  } rma_last;
+
   /* Admission (ofi_auth.c). */
   gexi_sipkey_t auth_key;     /* the job's secret */
   pthread_mutex_t auth_lock;  /* handshake state of every peer */
@@ -364,6 +385,15 @@ gex_Event_t gexi_ofi_get(gex_Rank_t jobrank, void *dest, void *src, size_t nbyte
 int gexi_ofi_put_nbi(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
                      uint64_t lc_flags);
 int gexi_ofi_nbi_test(gex_EC_t mask);
+/* Open the counted RMA endpoint where the provider offers counters (and
+ * GEX_OFI_COUNTED_RMA allows it); the calling thread becomes its owner. */
+void gexi_ofi_counted_open(void);
+/* The owner takes the operations the counters report done off its tracker. */
+void gexi_ofi_counted_reap(void);
+/* Post again, with progress, the operation (rma_last) the endpoint refused with rc. */
+void gexi_ofi_counted_retry(ssize_t rc);
+struct gexi_net_nbi *gexi_ofi_thread_tracker(void);
+uint64_t gexi_ofi_counted_ops(void);
 /* transport.h: get_exposed, put_exposed. */
 void gexi_ofi_get_exposed(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_rma *r);
 void gexi_ofi_put_exposed(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_rma *w,

@@ -384,18 +384,20 @@ void gexi_ofi_start(int one_host) {
   o->peers = calloc(gexi_ctx.size, sizeof *o->peers);
   if (!o->peers) gexi_fatal("out of memory");
   gexi_ofi_am_setup();
+  gexi_ofi_counted_open();
   gexi_ctx.net = &ofi_ops;
   if (gexi_ctx.env.ofi_verbose && gexi_ctx.rank == 0)
     fprintf(stderr,
             "libgex: network provider %s, domain %s, inject %zu, mr_mode 0x%llx%s%s%s%s, %s, "
-            "AM batches %s\n",
+            "AM batches %s, %s\n",
             o->prov_name, fi->domain_attr->name, o->inject_size, (unsigned long long)o->mr_mode,
             dc ? ", delivery-complete writes" : ", writes flushed by a read",
             o->order_saw ? ", send-after-write order" : "",
             o->atomic_caps ? ", FI_ATOMIC" : "",
             o->have_source ? ", FI_SOURCE" : ", no FI_SOURCE (senders proved by token only)",
             o->multi_recv ? "multi-receive AM buffers" : "one AM buffer per message",
-            o->batch_max ? "on" : "off");
+            o->batch_max ? "on" : "off",
+            o->rma_ep ? "counted NBI RMA endpoint" : "NBI RMA on the main endpoint");
 }
 
 /* Called by gexi_end_process, possibly on the bootstrap's watchdog thread

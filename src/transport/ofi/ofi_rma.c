@@ -16,8 +16,11 @@
  * transfers of large messages are RMA reads), so "counter >= operations
  * posted" can hold before our own operations are done.  That was observed
  * with tcp;ofi_rxm, udp;ofi_rxd and shm (a Get issued after gex_NBI_Wait
- * read stale data while other threads sent Medium AMs).  So libgex opens
- * no counters; every operation reports through the completion queue.
+ * read stale data while other threads sent Medium AMs).  So the main
+ * endpoint has no counters; every operation on it reports through the
+ * completion queue.  A second endpoint that sends no messages has exact
+ * counters: the initializing thread's small NBI Puts and its NBI Gets go
+ * there (ofi_counted.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +156,37 @@ static inline void post_nbi_plain(gex_Rank_t j, int is_write, void *local, void 
             GEXI_POLL_ALL, is_write ? "fi_writemsg" : "fi_readmsg");
 }
 
+/* An NBI Put of at most inject_size bytes, or an NBI Get, on the counted
+ * endpoint (ofi_counted.c): counted in the tracker, no context, no
+ * completion entry.  Only for the endpoint's owner outside access regions. */
+static inline int counted_here(void) {
+  return gexi_tls.net_counted != NULL && !gexi_tls.in_access_region;
+}
+
+/* The operation is written down (rma_last) before the provider call, so
+ * that nothing has to stay in registers across it: a refusal is posted
+ * again from there.  The owner's tracker exists (made when the endpoint
+ * was opened: net_counted). */
+static inline void post_counted(gex_Rank_t j, int is_write, void *local, void *remote,
+                                size_t nbytes) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  int kind = is_write ? OFI_NBI_PUT : OFI_NBI_GET;
+  uint64_t raddr = gexi_ofi_raddr(j, remote), key = o->peers[j].key;
+  struct fid_ep *ep = o->rma_ep;
+  gexi_tls.nbi_maybe = 1;
+  atomic_fetch_add_explicit(&gexi_tls.net_counted->pending[kind], 1, memory_order_relaxed);
+  o->rma_posted[kind]++;
+  o->rma_last = (struct ofi_counted_op){local, raddr, nbytes, j, is_write};
+  ssize_t rc = is_write ? fi_inject_write(ep, local, nbytes, j, raddr, key)
+                        : fi_read(ep, local, nbytes, NULL, j, raddr, key, NULL);
+  if (GEXI_UNLIKELY(rc != 0)) gexi_ofi_counted_retry(rc);
+}
+
+/* This thread's tracker, made if it has none yet. */
+struct gexi_net_nbi *gexi_ofi_thread_tracker(void) {
+  return gexi_tls.net_nbi ? gexi_tls.net_nbi : nbi_tracker_new(&gexi_tls.net_nbi);
+}
+
 static inline int lc_is_event(gex_Event_t *lc) {
   return lc != GEX_EVENT_NOW && lc != GEX_EVENT_DEFER && lc != GEX_EVENT_GROUP;
 }
@@ -167,11 +201,23 @@ static inline int put_nbi_small(gex_Rank_t j, void *dest, const void *src, size_
   return 1;
 }
 
-int gexi_ofi_put_nbi(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
-                     uint64_t lc_flags) {
+__attribute__((noinline)) static int put_nbi_main(gex_Rank_t j, void *dest, const void *src,
+                                                  size_t nbytes, uint64_t lc_flags) {
   if (GEXI_LIKELY(put_nbi_small(j, dest, src, nbytes))) return 0;
   return gexi_ofi_put(j, dest, src, nbytes, GEXI_LC_OF(lc_flags), GEXI_FLAGS_OF(lc_flags),
                       GEXI_MODE_NBI) != 0;
+}
+
+/* The counted endpoint's case first, on its own: the main endpoint's
+ * paths, out of line, cost it no saved registers. */
+int gexi_ofi_put_nbi(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
+                     uint64_t lc_flags) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  if (GEXI_LIKELY(nbytes - 1 < o->inject_size && counted_here() && o->peers[j].key != 0)) {
+    post_counted(j, 1, (void *)src, dest, nbytes);
+    return 0;
+  }
+  return put_nbi_main(j, dest, src, nbytes, lc_flags);
 }
 
 gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
@@ -235,9 +281,8 @@ gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbyte
   return (gex_Event_t)(void *)op;
 }
 
-gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex_Flags_t flags,
-                         int mode) {
-  (void)flags;
+__attribute__((noinline)) static gex_Event_t get_main(gex_Rank_t j, void *dest, void *src,
+                                                     size_t nbytes, int mode) {
   if (nbytes == 0) return mode == GEXI_MODE_NB ? GEX_EVENT_INVALID : 0;
   check_segment("gex_RMA_Get", j);
   switch (mode) {
@@ -259,6 +304,18 @@ gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex
       return (gex_Event_t)(void *)op;
     }
   }
+}
+
+/* An NBI Get on the counted endpoint first, on its own (as gexi_ofi_put_nbi). */
+gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex_Flags_t flags,
+                         int mode) {
+  (void)flags;
+  if (GEXI_LIKELY(mode == GEXI_MODE_NBI && nbytes != 0 && counted_here() &&
+                  gexi_ctx.ofi->peers[j].key != 0)) {
+    post_counted(j, 0, dest, src, nbytes);
+    return 0;
+  }
+  return get_main(j, dest, src, nbytes, mode);
 }
 
 /* get_exposed and put_exposed: up to BATCH transfers in flight, each
@@ -312,6 +369,7 @@ static int tracker_busy(struct gexi_net_nbi *t, gex_EC_t mask) {
 }
 
 int gexi_ofi_nbi_test(gex_EC_t mask) {
+  if (gexi_tls.net_counted) gexi_ofi_counted_reap();
   int pending = tracker_busy(gexi_tls.net_nbi, mask);
   if (pending) gexi_ofi_poll(GEXI_POLL_ALL); /* a spin on NBI_Test must make progress */
   return pending;
