@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/sec_attack.sh -- attack a running 2-rank job from outside (label security).
 #
-# usage: sec_attack.sh [--netns] GEXRUN VICTIM ATTACKER MODE PROVIDER
+# usage: sec_attack.sh [--netns] [--counted] GEXRUN VICTIM ATTACKER MODE PROVIDER
 #
 # Starts VICTIM (t_sec_victim) as a 2-rank job whose ranks talk through the
 # network provider PROVIDER: on one host with GEX_SUPERNODE_MAXSIZE=1
@@ -20,6 +20,11 @@
 # run inside namespaces the test creates (without --netns: both ranks in the
 # first, so only the test's traffic is captured).
 #
+# With --counted the attacker aims at the rank's counted endpoint
+# (transport/ofi/ofi_counted.c: it only initiates RMA and posts no
+# receive) instead of its main one; messages sent there never reach libgex,
+# so none is reported dropped, and the job must simply be unaffected.
+#
 # Passes when every attack failed (ATTACKER exits 0), the job printed PASS
 # and exited 0, in mode am every rank reported the dropped messages in one
 # line per source ("network: dropped a message ..."; in mode replay, at
@@ -32,7 +37,13 @@ if [ "${1:-}" = --netns ]; then
   netns=1
   shift
 fi
-[ $# = 5 ] || { echo "usage: sec_attack.sh [--netns] GEXRUN VICTIM ATTACKER MODE PROVIDER" >&2; exit 2; }
+counted=0
+if [ "${1:-}" = --counted ]; then
+  counted=1
+  export GEX_TEST_ATTACK_COUNTED=1
+  shift
+fi
+[ $# = 5 ] || { echo "usage: sec_attack.sh [--netns] [--counted] GEXRUN VICTIM ATTACKER MODE PROVIDER" >&2; exit 2; }
 gexrun=$1 victim=$2 attacker=$3 mode=$4 prov=$5
 isolate=$netns # replay: the capture needs a namespace of the test's own
 [ "$mode" = replay ] && isolate=1
@@ -150,7 +161,7 @@ job=
 [ "$attack_rc" = 0 ] || fail "an attack succeeded"
 [ "$status" = 0 ] || fail "the job exited with status $status"
 grep -q '^PASS ' "$dir/out" || fail "no PASS line"
-if [ "$mode" = am ]; then
+if [ "$mode" = am ] && [ "$counted" = 0 ]; then
   for r in 0 1; do
     grep -q "libgex: rank $r: network: dropped a message" "$dir/out" ||
       fail "rank $r did not report the dropped messages"
@@ -162,5 +173,5 @@ if [ "$mode" = replay ]; then # the replayed frames reached libgex, which droppe
 fi
 grep 'libgex: rank' "$dir/out"
 grep '^PASS ' "$dir/out"
-echo "sec_attack.sh: ok ($mode, $prov$([ "$netns" = 1 ] && echo ', two network namespaces'))"
+echo "sec_attack.sh: ok ($mode, $prov$([ "$netns" = 1 ] && echo ', two network namespaces')$([ "$counted" = 1 ] && echo ', counted endpoint'))"
 exit 0

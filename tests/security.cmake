@@ -27,24 +27,35 @@ if(GEX_HAVE_OFI)
   target_include_directories(sec_attack PRIVATE ${CMAKE_SOURCE_DIR}/src ${GEX_FABRIC_INCLUDE}
                              ${CMAKE_SOURCE_DIR}/include ${CMAKE_BINARY_DIR}/include)
   target_link_libraries(sec_attack PRIVATE ${GEX_FABRIC_LIB})
+  # Each attack also aimed at the counted endpoint (--counted; tag
+  # <provider>count) where the provider opens one by default (not shm).
   set(_sec_provs "tcp|tcp$<SEMICOLON>ofi_rxm" "udp|udp$<SEMICOLON>ofi_rxd" "shm|shm")
   foreach(pv IN LISTS _sec_provs)
     string(REPLACE "|" ";" f "${pv}")
-    list(GET f 0 tag)
+    list(GET f 0 prov_tag)
     list(GET f 1 prov)
-    foreach(mode rma am)
-      foreach(where lo netns)
-        if(where STREQUAL "netns" AND tag STREQUAL "shm")
-          continue() # shm reaches one host only
-        endif()
-        set(_opt)
-        if(where STREQUAL "netns")
-          set(_opt --netns)
-        endif()
-        gex_add_driver_test(sec_attack_${mode}_${tag}_${where} LABELS "security;net"
-          COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/sec_attack.sh ${_opt}
-                  $<TARGET_FILE:gexrun> $<TARGET_FILE:t_sec_victim> $<TARGET_FILE:sec_attack>
-                  ${mode} "${prov}")
+    foreach(counted "" count)
+      if(counted AND prov_tag STREQUAL "shm")
+        continue()
+      endif()
+      set(tag ${prov_tag}${counted})
+      foreach(mode rma am)
+        foreach(where lo netns)
+          if(where STREQUAL "netns" AND prov_tag STREQUAL "shm")
+            continue() # shm reaches one host only
+          endif()
+          set(_opt)
+          if(where STREQUAL "netns")
+            list(APPEND _opt --netns)
+          endif()
+          if(counted)
+            list(APPEND _opt --counted)
+          endif()
+          gex_add_driver_test(sec_attack_${mode}_${tag}_${where} LABELS "security;net"
+            COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/sec_attack.sh ${_opt}
+                    $<TARGET_FILE:gexrun> $<TARGET_FILE:t_sec_victim> $<TARGET_FILE:sec_attack>
+                    ${mode} "${prov}")
+        endforeach()
       endforeach()
     endforeach()
   endforeach()

@@ -13,6 +13,10 @@
  *   t_sec_victim DIR     DIR: where rank<R>.addr and 'ready' are written,
  *                        and where 'done' is awaited
  *
+ * GEX_TEST_ATTACK_COUNTED=1: the address published is that of the
+ * transport's counted endpoint (transport/ofi/ofi_counted.c), which must
+ * be open; nothing the attacker sends there may reach the job either.
+ *
  * Includes the library's internal header for the transport's endpoint
  * (the address is not part of the API).
  */
@@ -100,7 +104,13 @@ int main(int argc, char **argv) {
   struct gexi_ofi *o = gexi_ctx.ofi;
   unsigned char addr[256];
   size_t alen = sizeof addr;
-  CHECK(fi_getname(&o->ep->fid, addr, &alen) == 0);
+  const char *counted = getenv("GEX_TEST_ATTACK_COUNTED");
+  struct fid_ep *target = o->ep;
+  if (counted && strcmp(counted, "1") == 0) {
+    CHECKF(o->rma_ep, "GEX_TEST_ATTACK_COUNTED=1, but the counted endpoint is not open");
+    target = o->rma_ep;
+  }
+  CHECK(fi_getname(&target->fid, addr, &alen) == 0);
   char path[4096];
   snprintf(path, sizeof path, "%s/rank%u.addr", dir, (unsigned)T.rank);
   FILE *f = fopen(path, "w");
