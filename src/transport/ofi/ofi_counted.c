@@ -66,6 +66,8 @@ void gexi_ofi_counted_open(void) {
   if (!rc) (what = "fi_endpoint", rc = fi_endpoint(o->domain, fi, &o->rma_ep, NULL));
   o->fi.freeinfo(fi);
   if (!rc) (what = "fi_ep_bind(av)", rc = fi_ep_bind(o->rma_ep, &o->av->fid, 0));
+  /* Bound for receives too, though none is ever posted: tcp;ofi_rxm and
+   * net refuse to enable an endpoint without a receive CQ. */
   if (!rc)
     (what = "fi_ep_bind(cq)",
      rc = fi_ep_bind(o->rma_ep, &o->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION));

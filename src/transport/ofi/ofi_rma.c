@@ -159,8 +159,9 @@ static inline void post_nbi_plain(gex_Rank_t j, int is_write, void *local, void 
 /* An NBI Put of at most inject_size bytes, or an NBI Get, on the counted
  * endpoint (ofi_counted.c): counted in the tracker, no context, no
  * completion entry.  Only for the endpoint's owner outside access regions. */
-static inline int counted_here(void) {
-  return gexi_tls.net_counted != NULL && !gexi_tls.in_access_region;
+static inline int counted_to(gex_Rank_t j) {
+  return gexi_tls.net_counted != NULL && !gexi_tls.in_access_region &&
+         gexi_ctx.ofi->peers[j].key != 0; /* (else the main path reports a missing segment) */
 }
 
 /* The operation is written down (rma_last) before the provider call, so
@@ -213,7 +214,7 @@ __attribute__((noinline)) static int put_nbi_main(gex_Rank_t j, void *dest, cons
 int gexi_ofi_put_nbi(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
                      uint64_t lc_flags) {
   struct gexi_ofi *o = gexi_ctx.ofi;
-  if (GEXI_LIKELY(nbytes - 1 < o->inject_size && counted_here() && o->peers[j].key != 0)) {
+  if (GEXI_LIKELY(nbytes - 1 < o->inject_size && counted_to(j))) {
     post_counted(j, 1, (void *)src, dest, nbytes);
     return 0;
   }
@@ -310,8 +311,7 @@ __attribute__((noinline)) static gex_Event_t get_main(gex_Rank_t j, void *dest, 
 gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex_Flags_t flags,
                          int mode) {
   (void)flags;
-  if (GEXI_LIKELY(mode == GEXI_MODE_NBI && nbytes != 0 && counted_here() &&
-                  gexi_ctx.ofi->peers[j].key != 0)) {
+  if (GEXI_LIKELY(mode == GEXI_MODE_NBI && nbytes != 0 && counted_to(j))) {
     post_counted(j, 0, dest, src, nbytes);
     return 0;
   }
