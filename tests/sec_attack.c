@@ -6,6 +6,8 @@
  *   rma   fi_write and fi_read of the rank's segment with guessed keys
  *         (0..63, the old fixed key 1, and random ones), at offset 0 and at
  *         the segment's virtual address.  Every one must fail.
+ *   flood 1 GiB of 4 KiB messages as fast as the provider takes them (the
+ *         rank must drop them, or the provider refuse them, in bounded memory)
  *   am    messages in the transport's wire format: Active Messages of every
  *         category claiming every rank as their source (with zero and
  *         random tokens), credit returns, handshake messages with random
@@ -300,9 +302,67 @@ static int am_attack(unsigned nranks) {
   return 0;
 }
 
+/* A stream of Medium-looking messages from a stranger, as fast as the
+ * provider takes them: SEC_ATTACK_FLOOD_MIB MiB (default 1024) in all, or
+ * until the provider has refused to take more for 2-3 s (back-pressure:
+ * the target stopped reading).  Whether the target's memory stayed
+ * bounded, t_sec_victim checks. */
+#define FLOOD_MSG 4096
+static int flood_attack(void) {
+  const char *mib = getenv("SEC_ATTACK_FLOOD_MIB");
+  const uint64_t FLOOD_BYTES = (mib ? strtoull(mib, NULL, 10) : 1024) << 20;
+  enum { DEPTH = BUF / FLOOD_MSG };
+  static struct fi_context2 ctx[DEPTH];
+  union {
+    struct ofi_wire w;
+    unsigned char b[FLOOD_MSG];
+  } m;
+  memset(&m, 0, sizeof m);
+  m.w.type = OFI_WIRE_AM;
+  m.w.h.category = GEXI_AM_MEDIUM;
+  m.w.h.is_req = 1;
+  m.w.h.handler = GEX_AM_INDEX_BASE + 1;
+  m.w.h.nargs = 1;
+  m.w.h.args[0] = 0x3ed;
+  m.w.h.nbytes = 1000;
+  for (unsigned i = 0; i < DEPTH; i++) memcpy(buf + (size_t)i * FLOOD_MSG, &m, FLOOD_MSG);
+  uint64_t sent = 0, inflight = 0;
+  struct timespec t0, t;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  unsigned slot = 0;
+  while (sent * FLOOD_MSG < FLOOD_BYTES) {
+    ssize_t rc = inflight < DEPTH ? fi_send(ep, buf + (size_t)slot * FLOOD_MSG, FLOOD_MSG, desc,
+                                            target, &ctx[slot])
+                                  : -FI_EAGAIN;
+    if (rc == 0) {
+      sent++, inflight++;
+      slot = (slot + 1) % DEPTH;
+      clock_gettime(CLOCK_MONOTONIC, &t0);
+    } else if (rc != -FI_EAGAIN) {
+      break; /* the provider gave up on the target */
+    }
+    struct fi_cq_entry e;
+    ssize_t r;
+    while ((r = fi_cq_read(cq, &e, 1)) == 1 || r == -FI_EAVAIL) {
+      if (r == -FI_EAVAIL) {
+        struct fi_cq_err_entry err;
+        memset(&err, 0, sizeof err);
+        fi_cq_readerr(cq, &err, 0);
+      }
+      inflight--;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (t.tv_sec - t0.tv_sec >= 3) break; /* nothing taken for 2-3 s */
+  }
+  printf("sec_attack flood: %" PRIu64 " messages of %u bytes taken by the provider (%" PRIu64
+         " MiB)%s\n", sent, FLOOD_MSG, sent * FLOOD_MSG >> 20,
+         sent * FLOOD_MSG < FLOOD_BYTES ? ", then refused" : "");
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: sec_attack rma|am PROVIDER ADDRFILE NRANKS\n");
+    fprintf(stderr, "usage: sec_attack rma|am|flood PROVIDER ADDRFILE NRANKS\n");
     return 2;
   }
   FILE *f = fopen(argv[3], "r");
@@ -321,7 +381,9 @@ int main(int argc, char **argv) {
   size_t alen = strlen(hex) / 2;
   for (size_t i = 0; i < alen; i++) addr[i] = (unsigned char)(hexval(hex[2 * i]) * 16 + hexval(hex[2 * i + 1]));
   setup(argv[2], addr, alen);
-  int rc = !strcmp(argv[1], "rma") ? rma_attack(base, size) : am_attack((unsigned)atoi(argv[4]));
+  int rc = !strcmp(argv[1], "rma")     ? rma_attack(base, size)
+           : !strcmp(argv[1], "flood") ? flood_attack()
+                                       : am_attack((unsigned)atoi(argv[4]));
   fi_close(&ep->fid);
   return rc;
 }

@@ -10,8 +10,10 @@
 # says it is ready, ATTACKER (sec_attack) attacks each rank in MODE (rma:
 # guessed memory keys; am: forged, truncated, oversized and mutated
 # messages) -- with --netns from inside the first namespace, so rank 1 is
-# attacked across the virtual wire and rank 0 from its own host.  Then the
-# job checks that nothing changed and that it still works.
+# attacked across the virtual wire and rank 0 from its own host; flood: 1 GiB
+# of 4 KiB messages, as fast as the provider takes them.  Then the job
+# checks that nothing changed, that no rank grew by more than 256 MiB, and
+# that it still works.
 #
 # MODE replay (PROVIDER tcp;ofi_rxm; ATTACKER is sec_replay.py): first a
 # job A of VICTIM runs to its end while sec_replay.py captures its TCP
@@ -22,14 +24,15 @@
 #
 # With --counted the attacker aims at the rank's counted endpoint
 # (transport/ofi/ofi_counted.c: it only initiates RMA and posts no
-# receive) instead of its main one; messages sent there never reach libgex,
-# so none is reported dropped, and the job must simply be unaffected.
+# receive), opened with GEX_OFI_COUNTED_RMA=1 where it is not by default,
+# instead of its main one; messages sent there never reach libgex, so none
+# is reported dropped, and the job must simply be unaffected.
 #
 # Passes when every attack failed (ATTACKER exits 0), the job printed PASS
-# and exited 0, in mode am every rank reported the dropped messages in one
-# line per source ("network: dropped a message ..."; in mode replay, at
-# least one rank reported the replayed ones), and nothing of the
-# job is left.  Exit 0 pass, 1 fail, 77 skip (with a SKIP line).
+# and exited 0, in modes am and flood every rank reported the dropped
+# messages in one line per source ("network: dropped a message ..."; in
+# mode replay, at least one rank reported the replayed ones), and nothing
+# of the job is left.  Exit 0 pass, 1 fail, 77 skip (with a SKIP line).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 netns=0
@@ -40,7 +43,7 @@ fi
 counted=0
 if [ "${1:-}" = --counted ]; then
   counted=1
-  export GEX_TEST_ATTACK_COUNTED=1
+  export GEX_TEST_ATTACK_COUNTED=1 GEX_OFI_COUNTED_RMA=1
   shift
 fi
 [ $# = 5 ] || { echo "usage: sec_attack.sh [--netns] [--counted] GEXRUN VICTIM ATTACKER MODE PROVIDER" >&2; exit 2; }
@@ -161,7 +164,7 @@ job=
 [ "$attack_rc" = 0 ] || fail "an attack succeeded"
 [ "$status" = 0 ] || fail "the job exited with status $status"
 grep -q '^PASS ' "$dir/out" || fail "no PASS line"
-if [ "$mode" = am ] && [ "$counted" = 0 ]; then
+if { [ "$mode" = am ] || [ "$mode" = flood ]; } && [ "$counted" = 0 ]; then
   for r in 0 1; do
     grep -q "libgex: rank $r: network: dropped a message" "$dir/out" ||
       fail "rank $r did not report the dropped messages"
@@ -171,7 +174,7 @@ if [ "$mode" = replay ]; then # the replayed frames reached libgex, which droppe
   grep -q "libgex: rank [01]: network: dropped a message" "$dir/out" ||
     fail "no rank reported dropping the replayed messages"
 fi
-grep 'libgex: rank' "$dir/out"
+grep -E 'libgex: rank|grew by' "$dir/out"
 grep '^PASS ' "$dir/out"
 echo "sec_attack.sh: ok ($mode, $prov$([ "$netns" = 1 ] && echo ', two network namespaces')$([ "$counted" = 1 ] && echo ', counted endpoint'))"
 exit 0

@@ -7,7 +7,8 @@
  * bytes fi_getname gives; an attacker finds them with ss(8) or in /dev/shm
  * anyway) and segment base, and keeps polling until the attacker says it is
  * done.  Then it checks that nothing happened: the segments still hold the
- * pattern, no handler ran except for the job's own messages, and a last
+ * pattern, no handler ran except for the job's own messages, no rank grew
+ * by more than 256 MiB (a flood must not be kept whole), and a last
  * exchange of Puts, Gets and AMs of every category moves correct data.
  *
  *   t_sec_victim DIR     DIR: where rank<R>.addr and 'ready' are written,
@@ -32,6 +33,22 @@ enum { H_SHORT = GEX_AM_INDEX_BASE, H_MEDIUM, H_LONG, H_REP };
 
 static atomic_long shorts, mediums, longs, replies;
 static gex_Rank_t expected_src;
+
+/* What an attack may cost a rank in resident memory: the providers keep
+ * some of a flood in buffers of their own (tcp;ofi_rxm about 30 MiB, the
+ * same after 1 or 4 GiB). */
+#define RSS_GROWTH_MAX_KIB (256L << 10)
+
+/* This process's resident set, in KiB (0 if /proc cannot say). */
+static long rss_kib(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kib = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmRSS: %ld", &kib) == 1) break;
+  if (f) fclose(f);
+  return kib;
+}
 
 static void h_short(gex_Token_t t, gex_AM_Arg_t a0, gex_AM_Arg_t a1) {
   gex_Token_Info_t ti;
@@ -99,6 +116,7 @@ int main(int argc, char **argv) {
   exchange(); /* every pair admitted */
   test_barrier();
   long base_s = shorts, base_m = mediums, base_l = longs;
+  long rss0 = rss_kib();
 
   /* Publish the address and the segment for the attacker. */
   struct gexi_ofi *o = gexi_ctx.ofi;
@@ -135,7 +153,12 @@ int main(int argc, char **argv) {
   }
   test_barrier();
 
-  /* Nothing happened. */
+  /* Nothing happened, and what the attacker sent cost bounded memory: a
+   * message kept for every one sent would show as a rank grown by the
+   * flood's size (sec_attack flood: 1 GiB). */
+  long grown = rss_kib() - rss0;
+  printf("rank %u: grew by %ld MiB during the attack\n", (unsigned)T.rank, grown >> 10);
+  CHECKF(grown < RSS_GROWTH_MAX_KIB, "the rank grew by %ld MiB during the attack", grown >> 10);
   CHECKF(test_verify(T.seg_base, LONG_OFF, 0x5e6 + T.rank) < 0, "the segment was changed");
   CHECKF(shorts == base_s && mediums == base_m && longs == base_l,
          "a forged message ran a handler (%ld %ld %ld, expected %ld %ld %ld)", (long)shorts,
