@@ -243,29 +243,35 @@ set_property(TEST net_batch_t_am_batch_n2 net_batch_t_am_batch_n7 net_batchmix_t
              net_batchmt_t_mt_stress_n4 net_batchmt_t_hsl_n4 net_batchmtcredit_t_mt_stress_n4
              APPEND PROPERTY LABELS am)
 # NBI Puts and Gets on the counted endpoint (transport/ofi/ofi_counted.c):
-# with coalescing of Puts off, so that the small ones reach it, on every
-# provider that opens it by default (net, tcp;ofi_rxm, udp;ofi_rxd),
-# oversubscribed (7 ranks), in two "nodes" of two, and across two hosts.
-# GEX_TEST_COUNTED=+ checks that operations went through it; =0 that none
-# did with GEX_OFI_COUNTED_RMA=0, and on shm, where it is off by default.
+# with coalescing of Puts off, so that the small ones reach it, on net
+# (where it opens by default) and, asked for with GEX_OFI_COUNTED_RMA=1, on
+# tcp;ofi_rxm and udp;ofi_rxd; oversubscribed (7 ranks), in two "nodes" of
+# two, and across two hosts.  GEX_TEST_COUNTED=+ checks that operations went
+# through it; =0 that none did on net with GEX_OFI_COUNTED_RMA=0, and on
+# tcp;ofi_rxm and shm, where it is off by default.
 set(_count GEX_SUPERNODE_MAXSIZE=1 GEX_COALESCE_PUT_MAX=0)
+set(_count_on ${_count} GEX_OFI_COUNTED_RMA=1)
 gex_add_net_run(netcount t_nbi_counted 3 ${_count} GEX_OFI_PROVIDER=net GEX_TEST_COUNTED=+)
-gex_add_net_run(tcpcount t_nbi_counted 3 ${_count} ${_tcp} GEX_TEST_COUNTED=+)
-gex_add_net_run(tcpcount t_nbi_counted 7 ${_count} ${_tcp} GEX_TEST_COUNTED=+)
-gex_add_net_run(udpcount t_nbi_counted 3 ${_count} "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd"
+gex_add_net_run(netcount t_nbi_counted 7 ${_count} GEX_OFI_PROVIDER=net GEX_TEST_COUNTED=+)
+gex_add_net_run(tcpcount t_nbi_counted 3 ${_count_on} ${_tcp} GEX_TEST_COUNTED=+)
+gex_add_net_run(tcpcount t_nbi_counted 7 ${_count_on} ${_tcp} GEX_TEST_COUNTED=+)
+gex_add_net_run(udpcount t_nbi_counted 3 ${_count_on} "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd"
                 GEX_TEST_COUNTED=+)
 gex_add_net_run(mixcount t_nbi_counted 4 GEX_SUPERNODE_MAXSIZE=2 GEX_COALESCE_PUT_MAX=0
-                GEX_TEST_COUNTED=+)
-gex_add_net_run(tcpnocount t_nbi_counted 3 ${_count} ${_tcp} GEX_OFI_COUNTED_RMA=0
+                GEX_OFI_PROVIDER=net GEX_TEST_COUNTED=+)
+gex_add_net_run(netnocount t_nbi_counted 3 ${_count} GEX_OFI_PROVIDER=net GEX_OFI_COUNTED_RMA=0
                 GEX_TEST_COUNTED=0)
+gex_add_net_run(tcpnocount t_nbi_counted 3 ${_count} ${_tcp} GEX_TEST_COUNTED=0)
 gex_add_net_run(shmcount t_nbi_counted 3 ${_count} GEX_OFI_PROVIDER=shm GEX_TEST_COUNTED=0)
 # The suite's RMA tests with every small Put on the counted endpoint.
 foreach(t t_rma t_rma_val t_rma_lc t_nbi t_mt_stress)
-  gex_add_net_run(tcpcount ${t} 4 ${_count} ${_tcp})
+  gex_add_net_run(netcount ${t} 4 ${_count} GEX_OFI_PROVIDER=net)
+  gex_add_net_run(tcpcount ${t} 4 ${_count_on} ${_tcp})
 endforeach()
-set_property(TEST net_netcount_t_nbi_counted_n3 net_tcpcount_t_nbi_counted_n3
-             net_tcpcount_t_nbi_counted_n7 net_udpcount_t_nbi_counted_n3
-             net_mixcount_t_nbi_counted_n4 net_tcpnocount_t_nbi_counted_n3
+set_property(TEST net_netcount_t_nbi_counted_n3 net_netcount_t_nbi_counted_n7
+             net_tcpcount_t_nbi_counted_n3 net_tcpcount_t_nbi_counted_n7
+             net_udpcount_t_nbi_counted_n3 net_mixcount_t_nbi_counted_n4
+             net_netnocount_t_nbi_counted_n3 net_tcpnocount_t_nbi_counted_n3
              net_shmcount_t_nbi_counted_n3 APPEND PROPERTY LABELS "rma;events")
 # Segments made by the client (the suite above runs t_segment_create's mixed
 # mode): every rank's segment client memory, or allocated by libgex, both
