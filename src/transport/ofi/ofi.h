@@ -219,6 +219,9 @@ struct gexi_ofi {
    * posts on it; rma_posted and rma_seen are that thread's alone. */
   struct fid_ep *rma_ep;
   struct fid_cntr *rma_cntr[2];   /* [OFI_NBI_PUT], [OFI_NBI_GET] */
+  /* gexi_ctx.net points here: the transport's operations, with put_nbi
+   * taking the counted endpoint only when it is open (ofi_init.c). */
+  struct gexi_net_ops ops;
   uint64_t rma_posted[2];         /* operations posted on rma_ep, by kind */
   uint64_t rma_seen[2];           /* the counter's value last taken off the tracker */
   struct ofi_counted_op {         /* the operation being posted (for a retry) */
@@ -382,8 +385,13 @@ gex_Event_t gexi_ofi_put(gex_Rank_t jobrank, void *dest, const void *src, size_t
                          gex_Event_t *lc_opt, gex_Flags_t flags, int mode);
 gex_Event_t gexi_ofi_get(gex_Rank_t jobrank, void *dest, void *src, size_t nbytes,
                          gex_Flags_t flags, int mode);
+/* An NBI Put not coalesced: gexi_ofi_put_nbi tries the counted endpoint
+ * first (the transport's put_nbi when it is open), gexi_ofi_put_nbi_main
+ * goes to the main endpoint (the transport's put_nbi when it is not). */
 int gexi_ofi_put_nbi(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
                      uint64_t lc_flags);
+int gexi_ofi_put_nbi_main(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
+                          uint64_t lc_flags);
 int gexi_ofi_nbi_test(gex_EC_t mask);
 /* Open the counted RMA endpoint where the provider offers counters (and
  * GEX_OFI_COUNTED_RMA allows it); the calling thread becomes its owner. */

@@ -385,7 +385,12 @@ void gexi_ofi_start(int one_host) {
   if (!o->peers) gexi_fatal("out of memory");
   gexi_ofi_am_setup();
   gexi_ofi_counted_open();
-  gexi_ctx.net = &ofi_ops;
+  /* Without the counted endpoint an NBI Put goes straight to the main
+   * endpoint's path, not through the test for the counted one (over
+   * tcp;ofi_rxm, where it is closed by default: 24 instructions). */
+  o->ops = ofi_ops;
+  if (!o->rma_ep) o->ops.put_nbi = gexi_ofi_put_nbi_main;
+  gexi_ctx.net = &o->ops;
   if (gexi_ctx.env.ofi_verbose && gexi_ctx.rank == 0)
     fprintf(stderr,
             "libgex: network provider %s, domain %s, inject %zu, mr_mode 0x%llx%s%s%s%s, %s, "

@@ -202,8 +202,8 @@ static inline int put_nbi_small(gex_Rank_t j, void *dest, const void *src, size_
   return 1;
 }
 
-__attribute__((noinline)) static int put_nbi_main(gex_Rank_t j, void *dest, const void *src,
-                                                  size_t nbytes, uint64_t lc_flags) {
+int gexi_ofi_put_nbi_main(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
+                          uint64_t lc_flags) {
   if (GEXI_LIKELY(put_nbi_small(j, dest, src, nbytes))) return 0;
   return gexi_ofi_put(j, dest, src, nbytes, GEXI_LC_OF(lc_flags), GEXI_FLAGS_OF(lc_flags),
                       GEXI_MODE_NBI) != 0;
@@ -218,7 +218,7 @@ int gexi_ofi_put_nbi(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
     post_counted(j, 1, (void *)src, dest, nbytes);
     return 0;
   }
-  return put_nbi_main(j, dest, src, nbytes, lc_flags);
+  return gexi_ofi_put_nbi_main(j, dest, src, nbytes, lc_flags);
 }
 
 gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
