@@ -26,7 +26,8 @@
 # row (an empty loop) shows how much that is.
 #
 # Then the same operations to a peer reached through the network
-# (GEX_SUPERNODE_MAXSIZE=1; provider tcp;ofi_rxm, or GEX_OPCOUNT_PROVIDER),
+# (GEX_SUPERNODE_MAXSIZE=1; provider net, libgex's default, or
+# GEX_OPCOUNT_PROVIDER),
 # one run per operation collecting inside loop_<op> only, with each loop's
 # exclusive instructions split by object: libgex's own code (the program,
 # libgex being linked in statically), libfabric, and the rest (libc, ld.so).
@@ -196,14 +197,16 @@ done
 
 # ---- the same operations to a peer reached through the network ---------------
 # GEX_SUPERNODE_MAXSIZE=1 puts the two ranks in different "nodes", so every
-# operation goes through the libfabric transport (tcp;ofi_rxm on loopback).
+# operation goes through the libfabric transport (net on loopback: the
+# default provider, and the one where the counted endpoint is open by
+# default, transport/ofi/ofi_counted.c).
 if ! grep -q '^GEX_FABRIC_LIB:FILEPATH=/' "$build/CMakeCache.txt" 2>/dev/null ||
    grep -q '^GEX_WITH_OFI:BOOL=OFF' "$build/CMakeCache.txt" 2>/dev/null; then
   echo
   echo "opcount: SKIP off-node rows: $build was built without libfabric"
   exit 0
 fi
-prov=${GEX_OPCOUNT_PROVIDER:-tcp;ofi_rxm}
+prov=${GEX_OPCOUNT_PROVIDER:-net}
 run_env=(GEX_SUPERNODE_MAXSIZE=1 "GEX_OFI_PROVIDER=$prov")
 # op|label|target|extra environment.  Small NBI Puts to a software-RMA
 # provider are coalesced (docs/coalescing.md): the first row is that path
