@@ -282,6 +282,11 @@ foreach(m client library)
   set_property(TEST net_tcp${m}_t_segment_create_n4 net_mix${m}_t_segment_create_n4
                APPEND PROPERTY LABELS segment)
 endforeach()
+# The same with nothing coalesced: NBI Puts take the teams' direct entry
+# (rma/rma_remote.c), to neighbours whose segment is client memory as well.
+gex_add_net_run(mixclientnoco t_segment_create 4 GEX_SUPERNODE_MAXSIZE=2
+                GEX_TEST_SEGMENT_MODE=client GEX_COALESCE=1 ${_tcp})
+set_property(TEST net_mixclientnoco_t_segment_create_n4 APPEND PROPERTY LABELS segment)
 
 # Two "hosts" (network namespaces joined by a veth pair, tests/netns/), two
 # ranks each: shared memory inside a host, the network between them.

@@ -276,7 +276,9 @@ int main(int argc, char **argv) {
 
   /* ---- RMA ---- */
   for (gex_Rank_t r = 0; r < n; r++) {
-    int form = (int)((me + r) % 4);
+    /* Every form, each to some ranks; with two ranks per "node" (0 and 1,
+     * 2 and 3) the lower one puts to its neighbour by NBI. */
+    int form = (int)((me + r + (r > me)) % 4);
     test_fill(buf, SLOT, test_seed(me, r, 1, 0));
     void *dst = peer[r] + off_put(me);
     switch (form) {

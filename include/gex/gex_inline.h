@@ -47,16 +47,25 @@ typedef struct gexi_Peer {
   uint32_t local;
 } gexi_Peer_t;
 
+/* The library's entry for an NBI Put to a peer not mapped here: tm, rank,
+ * dest, src, nbytes and lc_flags (GEXI_LC_FLAGS below), all in registers.
+ * Non-zero: GEX_FLAG_IMMEDIATE refused it. */
+typedef int (*gexi_put_nbi_fn_t)(gex_TM_t, gex_Rank_t, void *, const void *, size_t, uint64_t);
+
 /* A gex_TM_t (team or TM-pair) points at entry 0 of the team's peer table,
- * so (tm, rank) names its peer entry with no load.  The two words right
- * before the table are the team size and this process's rank in it; the
+ * so (tm, rank) names its peer entry with no load.  Right before the table
+ * are the entry gex_RMA_PutNBI calls for such peers (chosen by the library
+ * once it knows its transports: a call through it costs the caller no more
+ * than a direct call), the team size and this process's rank in it; the
  * rest of the team object (before those) is private to the library. */
 struct gexi_TM_head {
+  gexi_put_nbi_fn_t put_nbi;
   gex_Rank_t size;
   gex_Rank_t rank;
 };
+#define GEXI_TM_HEAD(tm) (((const struct gexi_TM_head *)(const void *)(tm)) - 1)
 #define GEXI_TM_PEERS(tm) ((const gexi_Peer_t *)(const void *)(tm))
-#define GEXI_TM_SIZE(tm) (((const struct gexi_TM_head *)(const void *)(tm))[-1].size)
+#define GEXI_TM_SIZE(tm) (GEXI_TM_HEAD(tm)->size)
 
 /* Out-of-line error reports: print one line naming the call and values, then
  * end the whole job with a non-zero status. */
@@ -120,12 +129,10 @@ GEXI_COLD void gexi_bad_flags(const char *fn, gex_Flags_t flags, gex_Flags_t all
 gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                 size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
                                 int mode);
-/* The same for an NBI Put (non-zero: GEX_FLAG_IMMEDIATE refused it).  Six
- * arguments, all passed in registers: the flags in the low 32 bits of
- * 'lc_flags', lc_opt (GEX_EVENT_NOW, _DEFER or _GROUP, small constants) in
- * the high ones. */
-int gexi_RMA_PutNBI_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
-                           size_t nbytes, uint64_t lc_flags);
+/* The same for an NBI Put (non-zero: GEX_FLAG_IMMEDIATE refused it), the
+ * team's put_nbi entry (struct gexi_TM_head).  Six arguments, all passed in
+ * registers: the flags in the low 32 bits of 'lc_flags', lc_opt
+ * (GEX_EVENT_NOW, _DEFER or _GROUP, small constants) in the high ones. */
 #define GEXI_LC_FLAGS(lc_opt, flags) \
   ((uint64_t)(uint32_t)(flags) | (uint64_t)(uintptr_t)(lc_opt) << 32)
 /* The two halves of such an lc_flags. */
@@ -166,7 +173,7 @@ GEXI_INLINE int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const v
     memcpy((char *)dest + p->delta, src, nbytes);
     return 0;
   }
-  return gexi_RMA_PutNBI_remote(tm, rank, dest, src, nbytes, GEXI_LC_FLAGS(lc_opt, flags));
+  return GEXI_TM_HEAD(tm)->put_nbi(tm, rank, dest, src, nbytes, GEXI_LC_FLAGS(lc_opt, flags));
 }
 
 GEXI_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest,

@@ -202,6 +202,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   gexi_coll_am_init();
   gexi_ad_am_init(); /* internal AM handlers of atomics, VIS, coalescing (atomic/ad_am.c) */
   gexi_rma_co_init(); /* coalesced Puts (rma/rma_coalesce.c) */
+  tm->head.put_nbi = ep->pair_tm->head.put_nbi = gexi_rma_put_nbi_entry();
   atomic_store_explicit(&gexi_ctx.initialized, 1, memory_order_release);
   gexi_exit_hooks_install();
 

@@ -7,6 +7,7 @@
 struct gexi_team *gexi_team_new(gex_Rank_t size, gex_Rank_t rank, bool is_pair) {
   struct gexi_team *t = calloc(1, sizeof *t + (size_t)size * sizeof(gexi_Peer_t));
   if (!t) gexi_fatal("out of memory");
+  t->head.put_nbi = gexi_rma_put_nbi_entry();
   t->head.size = size;
   t->head.rank = rank;
   t->is_pair = is_pair;

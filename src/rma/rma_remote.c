@@ -39,7 +39,7 @@ gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
   return put_remote(gexi_tm_jobrank(tm, rank), dest, src, nbytes, lc_opt, flags, mode);
 }
 
-/* gexi_RMA_PutNBI_remote's general path: its own arguments, so that the
+/* put_nbi_remote's general path: its own arguments, so that the
  * call is a jump with nothing to move (and the flood case there keeps its
  * few registers).  A Put that is not coalesced, to another node, goes
  * straight to the network transport. */
@@ -53,8 +53,8 @@ __attribute__((noinline)) static int put_nbi_general(gex_TM_t tm, gex_Rank_t ran
                     GEXI_MODE_NBI) != 0;
 }
 
-int gexi_RMA_PutNBI_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
-                           size_t nbytes, uint64_t lc_flags) {
+static int put_nbi_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                          size_t nbytes, uint64_t lc_flags) {
   const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
   /* The flood case, an 8-byte Put that fits this thread's open batch for
    * the target: no call, no frame.  co_put_max is 0 when coalescing is off
@@ -75,6 +75,22 @@ int gexi_RMA_PutNBI_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void 
     }
   }
   return put_nbi_general(tm, rank, dest, src, nbytes, lc_flags);
+}
+
+/* The entry of a process that coalesces no Put and has a network
+ * transport: put_nbi_remote less the coalescing test and the
+ * second call (libgex's own instructions for an 8-byte NBI Put on the RMA
+ * path, over net: 96 -> 78). */
+static int put_nbi_direct(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                          size_t nbytes, uint64_t lc_flags) {
+  const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+  if (GEXI_LIKELY(!is_neighbour(j))) return gexi_ctx.net->put_nbi(j, dest, src, nbytes, lc_flags);
+  return put_remote(j, dest, src, nbytes, GEXI_LC_OF(lc_flags), GEXI_FLAGS_OF(lc_flags),
+                    GEXI_MODE_NBI) != 0;
+}
+
+gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void) {
+  return gexi_ctx.co_put_max == 0 && gexi_ctx.net ? put_nbi_direct : put_nbi_remote;
 }
 
 gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,

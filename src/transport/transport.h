@@ -39,9 +39,9 @@ struct gexi_net_ops {
                      gex_Event_t *lc_opt, gex_Flags_t flags, int mode);
   gex_Event_t (*get)(gex_Rank_t jobrank, void *dest, void *src, size_t nbytes,
                      gex_Flags_t flags, int mode);
-  /* put(..., GEXI_MODE_NBI) with lc_opt and flags packed as
-   * gexi_RMA_PutNBI_remote receives them (lc_opt << 32 | flags): the RMA
-   * layer's direct entry for a Put it does not coalesce; non-zero only for
+  /* put(..., GEXI_MODE_NBI) with lc_opt and flags packed as a team's
+   * put_nbi entry receives them (GEXI_LC_FLAGS: lc_opt << 32 | flags): what
+   * the RMA layer calls for a Put it does not coalesce; non-zero only for
    * an IMMEDIATE refusal. */
   int (*put_nbi)(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
                  uint64_t lc_flags);
