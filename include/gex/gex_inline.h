@@ -129,10 +129,10 @@ GEXI_COLD void gexi_bad_flags(const char *fn, gex_Flags_t flags, gex_Flags_t all
 gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                 size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
                                 int mode);
-/* The same for an NBI Put (non-zero: GEX_FLAG_IMMEDIATE refused it), the
- * team's put_nbi entry (struct gexi_TM_head).  Six arguments, all passed in
- * registers: the flags in the low 32 bits of 'lc_flags', lc_opt
- * (GEX_EVENT_NOW, _DEFER or _GROUP, small constants) in the high ones. */
+/* An NBI Put to such a peer goes through the team's put_nbi entry (struct
+ * gexi_TM_head), whose six arguments are all passed in registers: the
+ * flags in the low 32 bits of 'lc_flags', lc_opt (GEX_EVENT_NOW, _DEFER or
+ * _GROUP, small constants) in the high ones. */
 #define GEXI_LC_FLAGS(lc_opt, flags) \
   ((uint64_t)(uint32_t)(flags) | (uint64_t)(uintptr_t)(lc_opt) << 32)
 /* The two halves of such an lc_flags. */

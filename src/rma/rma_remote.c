@@ -78,9 +78,9 @@ static int put_nbi_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *
 }
 
 /* The entry of a process that coalesces no Put and has a network
- * transport: put_nbi_remote less the coalescing test and the
- * second call (libgex's own instructions for an 8-byte NBI Put on the RMA
- * path, over net: 96 -> 78). */
+ * transport: put_nbi_remote less the coalescing test and the second call
+ * (libgex's own instructions for an 8-byte NBI Put on the RMA path, over
+ * net: 96 -> 81). */
 static int put_nbi_direct(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                           size_t nbytes, uint64_t lc_flags) {
   const gex_Rank_t j = gexi_tm_jobrank(tm, rank);

@@ -202,8 +202,10 @@ static inline int put_nbi_small(gex_Rank_t j, void *dest, const void *src, size_
   return 1;
 }
 
-int gexi_ofi_put_nbi_main(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
-                          uint64_t lc_flags) {
+/* Not inlined into gexi_ofi_put_nbi: its registers would be saved on the
+ * counted endpoint's path too. */
+__attribute__((noinline)) int gexi_ofi_put_nbi_main(gex_Rank_t j, void *dest, const void *src,
+                                                    size_t nbytes, uint64_t lc_flags) {
   if (GEXI_LIKELY(put_nbi_small(j, dest, src, nbytes))) return 0;
   return gexi_ofi_put(j, dest, src, nbytes, GEXI_LC_OF(lc_flags), GEXI_FLAGS_OF(lc_flags),
                       GEXI_MODE_NBI) != 0;
