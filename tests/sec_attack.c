@@ -230,6 +230,16 @@ static void send_msg(const void *m, size_t len) {
   if (!rc) wait_one(500);
 }
 
+/* A Medium of 1000 bytes to the job's second handler: the message the
+ * mutations and the flood start from. */
+static void medium_hdr(struct ofi_wire *w) {
+  w->type = OFI_WIRE_AM;
+  w->h.category = GEXI_AM_MEDIUM;
+  w->h.nargs = 1;
+  w->h.nbytes = 1000;
+  w->h.handler = GEX_AM_INDEX_BASE + 1;
+}
+
 static int am_attack(unsigned nranks) {
   unsigned sent = 0;
   union {
@@ -286,11 +296,7 @@ static int am_attack(unsigned nranks) {
   }
   for (int i = 0; i < 200; i++) {
     memset(&m, 0, sizeof m);
-    m.w.type = OFI_WIRE_AM;
-    m.w.h.category = GEXI_AM_MEDIUM;
-    m.w.h.nargs = 1;
-    m.w.h.nbytes = 1000;
-    m.w.h.handler = GEX_AM_INDEX_BASE + 1;
+    medium_hdr(&m.w);
     size_t len = OFI_ROUND8(OFI_WIRE_HDR_LEN(1) + 1000);
     for (int f = 0; f < 8; f++) m.b[rnd64() % len] ^= (unsigned char)(1 + rnd64() % 255);
     if (i % 4 == 0) len = 8 + rnd64() % 2000;
@@ -310,7 +316,7 @@ static int am_attack(unsigned nranks) {
 #define FLOOD_MSG 4096
 static int flood_attack(void) {
   const char *mib = getenv("SEC_ATTACK_FLOOD_MIB");
-  const uint64_t FLOOD_BYTES = (mib ? strtoull(mib, NULL, 10) : 1024) << 20;
+  const uint64_t total = (mib ? strtoull(mib, NULL, 10) : 1024) << 20;
   enum { DEPTH = BUF / FLOOD_MSG };
   static struct fi_context2 ctx[DEPTH];
   union {
@@ -318,19 +324,15 @@ static int flood_attack(void) {
     unsigned char b[FLOOD_MSG];
   } m;
   memset(&m, 0, sizeof m);
-  m.w.type = OFI_WIRE_AM;
-  m.w.h.category = GEXI_AM_MEDIUM;
+  medium_hdr(&m.w);
   m.w.h.is_req = 1;
-  m.w.h.handler = GEX_AM_INDEX_BASE + 1;
-  m.w.h.nargs = 1;
   m.w.h.args[0] = 0x3ed;
-  m.w.h.nbytes = 1000;
   for (unsigned i = 0; i < DEPTH; i++) memcpy(buf + (size_t)i * FLOOD_MSG, &m, FLOOD_MSG);
   uint64_t sent = 0, inflight = 0;
   struct timespec t0, t;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   unsigned slot = 0;
-  while (sent * FLOOD_MSG < FLOOD_BYTES) {
+  while (sent * FLOOD_MSG < total) {
     ssize_t rc = inflight < DEPTH ? fi_send(ep, buf + (size_t)slot * FLOOD_MSG, FLOOD_MSG, desc,
                                             target, &ctx[slot])
                                   : -FI_EAGAIN;
@@ -356,7 +358,7 @@ static int flood_attack(void) {
   }
   printf("sec_attack flood: %" PRIu64 " messages of %u bytes taken by the provider (%" PRIu64
          " MiB)%s\n", sent, FLOOD_MSG, sent * FLOOD_MSG >> 20,
-         sent * FLOOD_MSG < FLOOD_BYTES ? ", then refused" : "");
+         sent * FLOOD_MSG < total ? ", then refused" : "");
   return 0;
 }
 

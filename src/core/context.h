@@ -297,9 +297,9 @@ static inline struct gexi_team *gexi_tm(gex_TM_t tm) {
 static inline gex_TM_t gexi_tm_handle(struct gexi_team *t) { return (gex_TM_t)(void *)t->peers; }
 struct gexi_team *gexi_team_new(gex_Rank_t size, gex_Rank_t rank, bool is_pair);
 /* The put_nbi entry of teams made from now on (rma/rma_remote.c): the
- * general one until the transports and coalescing are known, then the
- * one for this process's configuration; gex_Client_Init sets it again in
- * the teams it made before. */
+ * coalescing one if small Puts are coalesced, else the direct one.
+ * Coalescing is decided at the end of gex_Client_Init, which then sets it
+ * again in the teams it made before. */
 gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void);
 static inline gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
   return GEXI_TM_PEERS(tm)[rank].jobrank;

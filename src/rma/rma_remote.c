@@ -39,20 +39,34 @@ gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
   return put_remote(gexi_tm_jobrank(tm, rank), dest, src, nbytes, lc_opt, flags, mode);
 }
 
-/* put_nbi_remote's general path: its own arguments, so that the
- * call is a jump with nothing to move (and the flood case there keeps its
- * few registers).  A Put that is not coalesced, to another node, goes
- * straight to the network transport. */
-__attribute__((noinline)) static int put_nbi_general(gex_TM_t tm, gex_Rank_t rank, void *dest,
-                                                     const void *src, size_t nbytes,
-                                                     uint64_t lc_flags) {
+/* An NBI Put that is not coalesced: to another node, straight to the
+ * network transport (a peer off this node means there is one: without a
+ * transport every rank is a neighbour, core/client.c).  This is the
+ * teams' entry where nothing is coalesced (libgex's own instructions for
+ * an 8-byte NBI Put on the RMA path, over net: 96 -> 81 against
+ * put_nbi_remote's two calls). */
+static int put_nbi_direct(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                          size_t nbytes, uint64_t lc_flags) {
   const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
-  if (nbytes - 1 >= gexi_ctx.co_put_max && !is_neighbour(j) && gexi_ctx.net)
-    return gexi_ctx.net->put_nbi(j, dest, src, nbytes, lc_flags);
+  if (GEXI_LIKELY(!is_neighbour(j))) return gexi_ctx.net->put_nbi(j, dest, src, nbytes, lc_flags);
   return put_remote(j, dest, src, nbytes, GEXI_LC_OF(lc_flags), GEXI_FLAGS_OF(lc_flags),
                     GEXI_MODE_NBI) != 0;
 }
 
+/* put_nbi_remote's general path: its own arguments, so that the call is a
+ * jump with nothing to move (and the flood case there keeps its few
+ * registers).  Too large to coalesce: put_nbi_direct; else put_remote,
+ * which coalesces it if it can. */
+__attribute__((noinline)) static int put_nbi_general(gex_TM_t tm, gex_Rank_t rank, void *dest,
+                                                     const void *src, size_t nbytes,
+                                                     uint64_t lc_flags) {
+  if (nbytes - 1 >= gexi_ctx.co_put_max)
+    return put_nbi_direct(tm, rank, dest, src, nbytes, lc_flags);
+  return put_remote(gexi_tm_jobrank(tm, rank), dest, src, nbytes, GEXI_LC_OF(lc_flags),
+                    GEXI_FLAGS_OF(lc_flags), GEXI_MODE_NBI) != 0;
+}
+
+/* The teams' entry where small Puts are coalesced. */
 static int put_nbi_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                           size_t nbytes, uint64_t lc_flags) {
   const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
@@ -77,20 +91,8 @@ static int put_nbi_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *
   return put_nbi_general(tm, rank, dest, src, nbytes, lc_flags);
 }
 
-/* The entry of a process that coalesces no Put and has a network
- * transport: put_nbi_remote less the coalescing test and the second call
- * (libgex's own instructions for an 8-byte NBI Put on the RMA path, over
- * net: 96 -> 81). */
-static int put_nbi_direct(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
-                          size_t nbytes, uint64_t lc_flags) {
-  const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
-  if (GEXI_LIKELY(!is_neighbour(j))) return gexi_ctx.net->put_nbi(j, dest, src, nbytes, lc_flags);
-  return put_remote(j, dest, src, nbytes, GEXI_LC_OF(lc_flags), GEXI_FLAGS_OF(lc_flags),
-                    GEXI_MODE_NBI) != 0;
-}
-
 gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void) {
-  return gexi_ctx.co_put_max == 0 && gexi_ctx.net ? put_nbi_direct : put_nbi_remote;
+  return gexi_ctx.co_put_max ? put_nbi_remote : put_nbi_direct;
 }
 
 gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,

@@ -219,9 +219,6 @@ struct gexi_ofi {
    * posts on it; rma_posted and rma_seen are that thread's alone. */
   struct fid_ep *rma_ep;
   struct fid_cntr *rma_cntr[2];   /* [OFI_NBI_PUT], [OFI_NBI_GET] */
-  /* gexi_ctx.net points here: the transport's operations, with put_nbi
-   * taking the counted endpoint only when it is open (ofi_init.c). */
-  struct gexi_net_ops ops;
   uint64_t rma_posted[2];         /* operations posted on rma_ep, by kind */
   uint64_t rma_seen[2];           /* the counter's value last taken off the tracker */
   struct ofi_counted_op {         /* the operation being posted (for a retry) */
@@ -287,6 +284,10 @@ struct gexi_ofi {
   struct ofi_batch *batches;     /* by OFI_BATCH_INDEX(jobrank, channel) */
   uint32_t *batch_open;          /* the indexes of the open batches (nbatch_open of them) */
   _Atomic uint64_t batched;      /* AMs that left in a batch (GEX_TEST_BATCHED) */
+
+  /* gexi_ctx.net points here: the transport's operations, with put_nbi
+   * taking the counted endpoint only when it is open (ofi_init.c). */
+  struct gexi_net_ops ops;
 };
 
 /* The open batch of AMs for one peer and channel (Requests, Replies): a
