@@ -168,7 +168,9 @@ struct gexi_context {
   void (*client_init_hook)(gex_Client_t, gex_EP_t, gex_TM_t, gex_Flags_t);
 };
 
-extern struct gexi_context gexi_ctx;
+/* Hidden (as gexi_tls below): no shared object of libgex exports it, so the
+ * library's code reaches it directly, not through a GOT entry. */
+extern struct gexi_context gexi_ctx __attribute__((visibility("hidden")));
 
 /* Per-thread state.  Token and Prepare state belong to the thread that is
  * running the handler or holding the source descriptor. */
@@ -218,7 +220,7 @@ struct gexi_thread_state {
   struct gexi_co_batches *co_batches; /* this thread's batches (NULL: none yet) */
   struct gexi_co_batch **co_peer;     /* co_batches->peer (one load less on the fast path) */
 };
-extern _Thread_local struct gexi_thread_state gexi_tls;
+extern _Thread_local struct gexi_thread_state gexi_tls __attribute__((visibility("hidden")));
 
 /* Whether this thread runs an AM handler or holds a handler-safe lock: both
  * counts in one 8-byte load. */
