@@ -47,10 +47,12 @@ typedef struct gexi_Peer {
   uint32_t local;
 } gexi_Peer_t;
 
-/* The library's entry for an NBI Put to a peer not mapped here: tm, rank,
- * dest, src, nbytes and lc_flags (GEXI_LC_FLAGS below), all in registers.
- * Non-zero: GEX_FLAG_IMMEDIATE refused it. */
-typedef int (*gexi_put_nbi_fn_t)(gex_TM_t, gex_Rank_t, void *, const void *, size_t, uint64_t);
+/* The library's entry for an NBI Put to a peer not mapped here: tm, src,
+ * nbytes, rank, dest and lc_flags (GEXI_LC_FLAGS below), all in registers,
+ * src and nbytes where a provider's write call takes its buffer and length
+ * (the network's entry passes them on unmoved).  Non-zero:
+ * GEX_FLAG_IMMEDIATE refused it. */
+typedef int (*gexi_put_nbi_fn_t)(gex_TM_t, const void *, size_t, gex_Rank_t, void *, uint64_t);
 
 /* A gex_TM_t (team or TM-pair) points at entry 0 of the team's peer table,
  * so (tm, rank) names its peer entry with no load.  Right before the table
@@ -173,7 +175,7 @@ GEXI_INLINE int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const v
     memcpy((char *)dest + p->delta, src, nbytes);
     return 0;
   }
-  return GEXI_TM_HEAD(tm)->put_nbi(tm, rank, dest, src, nbytes, GEXI_LC_FLAGS(lc_opt, flags));
+  return GEXI_TM_HEAD(tm)->put_nbi(tm, src, nbytes, rank, dest, GEXI_LC_FLAGS(lc_opt, flags));
 }
 
 GEXI_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest,

@@ -196,9 +196,9 @@ struct gexi_thread_state {
    * clear flag means nothing is in flight: an idle Wait is one load. */
   int nbi_maybe;
   struct gexi_net_nbi *net_region;   /* ... and those of its open access region */
-  /* transport/ofi: this thread's tracker (net_nbi) if it posts its small
-   * NBI Puts and its NBI Gets outside access regions on the counted
-   * endpoint (ofi_counted.c), else NULL */
+  /* transport/ofi: this thread's tracker (net_nbi) while it posts its small
+   * NBI Puts and its NBI Gets on the counted endpoint (ofi_counted.c): in
+   * the thread that opened it, outside access regions; else NULL */
   struct gexi_net_nbi *net_counted;
   /* Operations carried by Active Messages (atomics/ad_am.c, vis/vis.c):
    * 'pending' counts this thread's NBI ones whose replies are still due, by
@@ -299,10 +299,14 @@ static inline struct gexi_team *gexi_tm(gex_TM_t tm) {
 static inline gex_TM_t gexi_tm_handle(struct gexi_team *t) { return (gex_TM_t)(void *)t->peers; }
 struct gexi_team *gexi_team_new(gex_Rank_t size, gex_Rank_t rank, bool is_pair);
 /* The put_nbi entry of teams made from now on (rma/rma_remote.c): the
- * coalescing one if small Puts are coalesced, else the direct one.
- * Coalescing is decided at the end of gex_Client_Init, which then sets it
- * again in the teams it made before. */
+ * coalescing one if small Puts are coalesced, else the network transport's
+ * own (or, with no network, gexi_rma_put_nbi_general).  Coalescing is
+ * decided at the end of gex_Client_Init, which then sets it again in the
+ * teams it made before. */
 gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void);
+/* What the network's put_nbi entry does not do at once (transport.h). */
+int gexi_rma_put_nbi_general(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank,
+                             void *dest, uint64_t lc_flags);
 static inline gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
   return GEXI_TM_PEERS(tm)[rank].jobrank;
 }

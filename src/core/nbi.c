@@ -75,6 +75,7 @@ void gex_NBI_BeginAccessRegion(gex_Flags_t flags) {
   /* Coalesced operations from before the region complete outside it. */
   if (gexi_tls.flush_deferred) gexi_tls.flush_deferred();
   gexi_tls.in_access_region = 1;
+  if (gexi_ctx.net) gexi_ctx.net->region_begin();
 }
 
 gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {

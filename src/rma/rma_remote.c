@@ -39,46 +39,39 @@ gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
   return put_remote(gexi_tm_jobrank(tm, rank), dest, src, nbytes, lc_opt, flags, mode);
 }
 
-/* An NBI Put that is not coalesced: to another node, straight to the
- * network transport (a peer off this node means there is one: without a
- * transport every rank is a neighbour, core/client.c).  This is the
- * teams' entry where nothing is coalesced (libgex's own instructions for
- * an 8-byte NBI Put on the RMA path, over net: 96 -> 81 against
- * put_nbi_remote's two calls). */
-static int put_nbi_direct(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
-                          size_t nbytes, uint64_t lc_flags) {
-  const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
-  if (GEXI_LIKELY(!is_neighbour(j))) return gexi_ctx.net->put_nbi(j, dest, src, nbytes, lc_flags);
-  return put_remote(j, dest, src, nbytes, GEXI_LC_OF(lc_flags), GEXI_FLAGS_OF(lc_flags),
-                    GEXI_MODE_NBI) != 0;
-}
-
-/* put_nbi_remote's general path: its own arguments, so that the call is a
- * jump with nothing to move (and the flood case there keeps its few
- * registers).  Too large to coalesce: put_nbi_direct; else put_remote,
- * which coalesces it if it can. */
-__attribute__((noinline)) static int put_nbi_general(gex_TM_t tm, gex_Rank_t rank, void *dest,
-                                                     const void *src, size_t nbytes,
-                                                     uint64_t lc_flags) {
-  if (nbytes - 1 >= gexi_ctx.co_put_max)
-    return put_nbi_direct(tm, rank, dest, src, nbytes, lc_flags);
+/* An NBI Put the network's put_nbi entry did not take at once: to a
+ * neighbour (through the kernel), or the network transport's general path
+ * (a peer off the node means there is one: without a transport every rank
+ * is a neighbour, core/client.c).  Also the teams' entry when there is no
+ * network transport. */
+int gexi_rma_put_nbi_general(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank,
+                             void *dest, uint64_t lc_flags) {
   return put_remote(gexi_tm_jobrank(tm, rank), dest, src, nbytes, GEXI_LC_OF(lc_flags),
                     GEXI_FLAGS_OF(lc_flags), GEXI_MODE_NBI) != 0;
 }
 
-/* The teams' entry where small Puts are coalesced. */
-static int put_nbi_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
-                          size_t nbytes, uint64_t lc_flags) {
-  const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
-  /* The flood case, an 8-byte Put that fits this thread's open batch for
-   * the target: no call, no frame.  co_put_max is 0 when coalescing is off
-   * (rma/rma_coalesce.c).  A neighbour is not excluded here: it has an open
-   * batch only when atomics reach it by AM (GEX_AD_FORCE_AM), and a Put
-   * record in that batch is as correct as a copy through the kernel.
-   * Everything else: put_remote. */
+/* put_nbi_remote's other cases, out of line so that its flood case keeps
+ * its few registers: too large to coalesce, the network's entry; else
+ * put_remote, which coalesces it if it can. */
+__attribute__((noinline)) static int put_nbi_remote_slow(gex_TM_t tm, const void *src,
+                                                         size_t nbytes, gex_Rank_t rank,
+                                                         void *dest, uint64_t lc_flags) {
+  if (nbytes - 1 >= gexi_ctx.co_put_max)
+    return gexi_ctx.net->put_nbi(tm, src, nbytes, rank, dest, lc_flags);
+  return gexi_rma_put_nbi_general(tm, src, nbytes, rank, dest, lc_flags);
+}
+
+/* The teams' entry where small Puts are coalesced.  The flood case, an
+ * 8-byte Put that fits this thread's open batch for the target: no call, no
+ * frame.  co_put_max is 0 when coalescing is off (rma/rma_coalesce.c).  A
+ * neighbour is not excluded here: it has an open batch only when atomics
+ * reach it by AM (GEX_AD_FORCE_AM), and a Put record in that batch is as
+ * correct as a copy through the kernel. */
+static int put_nbi_remote(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank,
+                          void *dest, uint64_t lc_flags) {
   if (nbytes == 8 && gexi_ctx.co_put_max >= 8 && !gexi_in_handler_or_hsl()) {
-    unsigned char *body =
-        gexi_co_try_append(j, GEXI_CO_PUT, GEXI_AM_NBI_PUT, GEXI_CO_PUT_HDR + 8, 0);
+    unsigned char *body = gexi_co_try_append(gexi_tm_jobrank(tm, rank), GEXI_CO_PUT,
+                                             GEXI_AM_NBI_PUT, GEXI_CO_PUT_HDR + 8, 0);
     if (GEXI_LIKELY(body != NULL)) { /* the record gexi_rma_co_put would write */
       const uint64_t a = (uintptr_t)dest;
       uint64_t w;
@@ -88,11 +81,12 @@ static int put_nbi_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *
       return 0;
     }
   }
-  return put_nbi_general(tm, rank, dest, src, nbytes, lc_flags);
+  return put_nbi_remote_slow(tm, src, nbytes, rank, dest, lc_flags);
 }
 
 gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void) {
-  return gexi_ctx.co_put_max ? put_nbi_remote : put_nbi_direct;
+  if (gexi_ctx.co_put_max) return put_nbi_remote;
+  return gexi_ctx.net ? gexi_ctx.net->put_nbi : gexi_rma_put_nbi_general;
 }
 
 gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,

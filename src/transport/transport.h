@@ -39,12 +39,14 @@ struct gexi_net_ops {
                      gex_Event_t *lc_opt, gex_Flags_t flags, int mode);
   gex_Event_t (*get)(gex_Rank_t jobrank, void *dest, void *src, size_t nbytes,
                      gex_Flags_t flags, int mode);
-  /* put(..., GEXI_MODE_NBI) with lc_opt and flags packed as a team's
-   * put_nbi entry receives them (GEXI_LC_FLAGS: lc_opt << 32 | flags): what
-   * the RMA layer calls for a Put it does not coalesce; non-zero only for
-   * an IMMEDIATE refusal. */
-  int (*put_nbi)(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
-                 uint64_t lc_flags);
+  /* An NBI Put with a team's put_nbi entry's arguments (gex_inline.h): the
+   * teams' entry where small Puts are not coalesced, and where the
+   * coalescing entry sends those it does not coalesce.  It does what it can
+   * do at once (a small Put to a peer on another node, the common case) and
+   * hands everything else to gexi_rma_put_nbi_general (rma/rma_remote.c),
+   * which reaches neighbours and the put entry above.  Non-zero only for an
+   * IMMEDIATE refusal. */
+  gexi_put_nbi_fn_t put_nbi;
   /* Non-zero while implicit operations (GEX_EC_* mask) are in flight. */
   int (*nbi_test)(gex_EC_t mask);
   /* Is the transport's event (kind GEXI_EV_NET) complete?  *moved: whether
@@ -55,8 +57,10 @@ struct gexi_net_ops {
    * none, or complete already). */
   void (*event_free)(gex_Event_t e);
   gex_Event_t (*event_leaf)(gex_Event_t root, gex_EC_t category);
-  /* The event completing the NBI operations of an access region that just
-   * ended (GEX_EVENT_INVALID: nothing in flight). */
+  /* An access region begins on this thread; the event completing the NBI
+   * operations of the one that just ended (GEX_EVENT_INVALID: nothing in
+   * flight). */
+  void (*region_begin)(void);
   gex_Event_t (*region_event)(void);
   /* Segment attach: register this process's segment (returns the key to
    * publish), then learn each off-node peer's key. */

@@ -130,7 +130,11 @@ struct ofi_peer {
   /* The poll generation (gexi_ofi.poll_gen) of our last AM to it sent on
    * its own: another one before the next poll joins a batch. */
   _Atomic uint32_t tx_gen;
-  unsigned char pad_[16]; /* to 128 bytes: the fast path indexes the table with a shift */
+  /* 'key' for a peer on another node, 0 for a neighbour (reached through
+   * shared memory or the kernel, not the network) and for a peer with no
+   * segment: the NBI Put entries' one test for "mine to do" (ofi_rma.c). */
+  uint64_t nbi_key;
+  unsigned char pad_[8]; /* to 128 bytes: the fast path indexes the table with a shift */
 };
 _Static_assert(sizeof(struct ofi_peer) == 128, "struct ofi_peer: 128 bytes");
 
@@ -226,8 +230,9 @@ struct gexi_ofi {
     uint64_t raddr;
     size_t nbytes;
     gex_Rank_t peer;
-    int is_write;
   } rma_last;
+  struct gexi_net_nbi *rma_owner; /* the owner's tracker (its gexi_tls.net_counted outside
+                                   * access regions) */
 
   /* Admission (ofi_auth.c). */
   gexi_sipkey_t auth_key;     /* the job's secret */
@@ -386,21 +391,23 @@ gex_Event_t gexi_ofi_put(gex_Rank_t jobrank, void *dest, const void *src, size_t
                          gex_Event_t *lc_opt, gex_Flags_t flags, int mode);
 gex_Event_t gexi_ofi_get(gex_Rank_t jobrank, void *dest, void *src, size_t nbytes,
                          gex_Flags_t flags, int mode);
-/* An NBI Put not coalesced: gexi_ofi_put_nbi tries the counted endpoint
- * first (the transport's put_nbi when it is open), gexi_ofi_put_nbi_main
- * goes to the main endpoint (the transport's put_nbi when it is not). */
-int gexi_ofi_put_nbi(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
+/* The transport's put_nbi entry (transport.h): gexi_ofi_put_nbi tries the
+ * counted endpoint first (the entry when it is open), gexi_ofi_put_nbi_main
+ * the main endpoint (the entry when it is not). */
+int gexi_ofi_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank, void *dest,
                      uint64_t lc_flags);
-int gexi_ofi_put_nbi_main(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
-                          uint64_t lc_flags);
+int gexi_ofi_put_nbi_main(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank,
+                          void *dest, uint64_t lc_flags);
 int gexi_ofi_nbi_test(gex_EC_t mask);
 /* Open the counted RMA endpoint where the provider offers counters (and
  * GEX_OFI_COUNTED_RMA allows it); the calling thread becomes its owner. */
 void gexi_ofi_counted_open(void);
 /* The owner takes the operations the counters report done off its tracker. */
 void gexi_ofi_counted_reap(void);
-/* Post again, with progress, the operation (rma_last) the endpoint refused with rc. */
-void gexi_ofi_counted_retry(ssize_t rc);
+/* Post again, with progress, the write or read (rma_last) the endpoint refused with rc. */
+void gexi_ofi_counted_retry(ssize_t rc, int is_write);
+/* transport.h: region_begin. */
+void gexi_ofi_region_begin(void);
 struct gexi_net_nbi *gexi_ofi_thread_tracker(void);
 uint64_t gexi_ofi_counted_ops(void);
 /* transport.h: get_exposed, put_exposed. */

@@ -86,12 +86,17 @@ void gexi_ofi_counted_open(void) {
     counted_close(o);
     return;
   }
-  gexi_tls.net_counted = gexi_ofi_thread_tracker();
+  gexi_tls.net_counted = o->rma_owner = gexi_ofi_thread_tracker();
 }
+
+/* Inside an access region the owner's NBI operations join the region's
+ * tracker, on the main endpoint: the fast paths see no counted endpoint
+ * until the region ends (gexi_ofi_region_event gives it back). */
+void gexi_ofi_region_begin(void) { gexi_tls.net_counted = NULL; }
 
 void gexi_ofi_counted_reap(void) {
   struct gexi_ofi *o = gexi_ctx.ofi;
-  struct gexi_net_nbi *t = gexi_tls.net_counted;
+  struct gexi_net_nbi *t = o->rma_owner;
   for (int k = 0; k < 2; k++) {
     if (o->rma_posted[k] == o->rma_seen[k]) continue;
     uint64_t done = fi_cntr_read(o->rma_cntr[k]);
@@ -109,15 +114,15 @@ void gexi_ofi_counted_reap(void) {
 
 /* The provider refused an operation for now (-FI_EAGAIN): make progress
  * and post it again. */
-void gexi_ofi_counted_retry(ssize_t rc) {
+void gexi_ofi_counted_retry(ssize_t rc, int is_write) {
   struct gexi_ofi *o = gexi_ctx.ofi;
   const struct ofi_counted_op x = o->rma_last; /* a poll below may post another */
   uint64_t key = o->peers[x.peer].key;
   for (;;) {
-    if (rc != -FI_EAGAIN) gexi_ofi_fail(x.is_write ? "fi_inject_write" : "fi_read", rc);
+    if (rc != -FI_EAGAIN) gexi_ofi_fail(is_write ? "fi_inject_write" : "fi_read", rc);
     gexi_ofi_progress_stalled(GEXI_POLL_ALL);
-    rc = x.is_write ? fi_inject_write(o->rma_ep, x.local, x.nbytes, x.peer, x.raddr, key)
-                    : fi_read(o->rma_ep, x.local, x.nbytes, NULL, x.peer, x.raddr, key, NULL);
+    rc = is_write ? fi_inject_write(o->rma_ep, x.local, x.nbytes, x.peer, x.raddr, key)
+                  : fi_read(o->rma_ep, x.local, x.nbytes, NULL, x.peer, x.raddr, key, NULL);
     if (rc == 0) return;
   }
 }

@@ -212,6 +212,7 @@ static const struct gexi_net_ops ofi_ops = {
     .event_done = gexi_ofi_event_done_ev,
     .event_free = gexi_ofi_event_free,
     .event_leaf = gexi_ofi_event_leaf,
+    .region_begin = gexi_ofi_region_begin,
     .region_event = gexi_ofi_region_event,
     .seg_register = gexi_ofi_seg_register,
     .seg_peer = gexi_ofi_seg_peer,

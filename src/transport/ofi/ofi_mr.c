@@ -58,6 +58,7 @@ void gexi_ofi_seg_peer(gex_Rank_t jobrank, uint64_t key) {
   struct gexi_ofi *o = gexi_ctx.ofi;
   struct ofi_peer *p = &o->peers[jobrank];
   p->key = key;
+  p->nbi_key = gexi_ctx.local_index[jobrank] == GEX_RANK_INVALID ? key : 0;
   p->addr_base = (o->mr_mode & FI_MR_VIRT_ADDR) ? 0 : gexi_ctx.peers[jobrank].seg_base;
 }
 

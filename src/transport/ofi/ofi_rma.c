@@ -158,29 +158,26 @@ static inline void post_nbi_plain(gex_Rank_t j, int is_write, void *local, void 
 
 /* An NBI Put of at most inject_size bytes, or an NBI Get, on the counted
  * endpoint (ofi_counted.c): counted in the tracker, no context, no
- * completion entry.  Only for the endpoint's owner outside access regions. */
+ * completion entry.  gexi_tls.net_counted is set only in the endpoint's
+ * owner, and cleared while it has an access region open. */
 static inline int counted_to(gex_Rank_t j) {
-  return gexi_tls.net_counted != NULL && !gexi_tls.in_access_region &&
+  return gexi_tls.net_counted != NULL &&
          gexi_ctx.ofi->peers[j].key != 0; /* (else the main path reports a missing segment) */
 }
 
 /* The operation is written down (rma_last) before the provider call, so
  * that nothing has to stay in registers across it: a refusal is posted
- * again from there.  The owner's tracker exists (made when the endpoint
- * was opened: net_counted). */
-static inline void post_counted(gex_Rank_t j, int is_write, void *local, void *remote,
-                                size_t nbytes) {
+ * again from there. */
+static inline void post_counted(struct gexi_net_nbi *t, gex_Rank_t j, int is_write, void *local,
+                                uint64_t raddr, size_t nbytes, uint64_t key) {
   struct gexi_ofi *o = gexi_ctx.ofi;
-  int kind = is_write ? OFI_NBI_PUT : OFI_NBI_GET;
-  uint64_t raddr = gexi_ofi_raddr(j, remote), key = o->peers[j].key;
-  struct fid_ep *ep = o->rma_ep;
-  gexi_tls.nbi_maybe = 1;
-  atomic_fetch_add_explicit(&gexi_tls.net_counted->pending[kind], 1, memory_order_relaxed);
-  o->rma_posted[kind]++;
-  o->rma_last = (struct ofi_counted_op){local, raddr, nbytes, j, is_write};
-  ssize_t rc = is_write ? fi_inject_write(ep, local, nbytes, j, raddr, key)
-                        : fi_read(ep, local, nbytes, NULL, j, raddr, key, NULL);
-  if (GEXI_UNLIKELY(rc != 0)) gexi_ofi_counted_retry(rc);
+  atomic_fetch_add_explicit(&t->pending[is_write ? OFI_NBI_PUT : OFI_NBI_GET], 1,
+                            memory_order_relaxed);
+  o->rma_posted[is_write ? OFI_NBI_PUT : OFI_NBI_GET]++;
+  o->rma_last = (struct ofi_counted_op){local, raddr, nbytes, j};
+  ssize_t rc = is_write ? fi_inject_write(o->rma_ep, local, nbytes, j, raddr, key)
+                        : fi_read(o->rma_ep, local, nbytes, NULL, j, raddr, key, NULL);
+  if (GEXI_UNLIKELY(rc != 0)) gexi_ofi_counted_retry(rc, is_write);
 }
 
 /* This thread's tracker, made if it has none yet. */
@@ -202,25 +199,55 @@ static inline int put_nbi_small(gex_Rank_t j, void *dest, const void *src, size_
   return 1;
 }
 
+/* The put_nbi entries (transport.h).  What they take: a Put of at most
+ * inject_size bytes to a peer on another node that has a segment (nbi_key).
+ * Everything else goes to gexi_rma_put_nbi_general, which comes back to
+ * gexi_ofi_put for what is the network's. */
+
 /* Not inlined into gexi_ofi_put_nbi: its registers would be saved on the
  * counted endpoint's path too. */
-__attribute__((noinline)) int gexi_ofi_put_nbi_main(gex_Rank_t j, void *dest, const void *src,
-                                                    size_t nbytes, uint64_t lc_flags) {
-  if (GEXI_LIKELY(put_nbi_small(j, dest, src, nbytes))) return 0;
-  return gexi_ofi_put(j, dest, src, nbytes, GEXI_LC_OF(lc_flags), GEXI_FLAGS_OF(lc_flags),
-                      GEXI_MODE_NBI) != 0;
-}
-
-/* The counted endpoint's case first, on its own: the main endpoint's
- * paths, out of line, cost it no saved registers. */
-int gexi_ofi_put_nbi(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
-                     uint64_t lc_flags) {
+__attribute__((noinline)) int gexi_ofi_put_nbi_main(gex_TM_t tm, const void *src, size_t nbytes,
+                                                    gex_Rank_t rank, void *dest,
+                                                    uint64_t lc_flags) {
   struct gexi_ofi *o = gexi_ctx.ofi;
-  if (GEXI_LIKELY(nbytes - 1 < o->inject_size && counted_to(j))) {
-    post_counted(j, 1, (void *)src, dest, nbytes);
+  const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+  if (GEXI_LIKELY(nbytes - 1 < o->inject_size && o->nbi_shared && o->peers[j].nbi_key)) {
+    post_nbi_plain(j, 1, (void *)src, dest, nbytes, o->write_flags | FI_INJECT | FI_COMPLETION);
     return 0;
   }
-  return gexi_ofi_put_nbi_main(j, dest, src, nbytes, lc_flags);
+  return gexi_rma_put_nbi_general(tm, src, nbytes, rank, dest, lc_flags);
+}
+
+/* The counted endpoint's Put, its arguments where the provider call takes
+ * them. */
+__attribute__((noinline)) static int put_counted(struct gexi_ofi *o, const void *src,
+                                                 size_t nbytes, fi_addr_t j, uint64_t raddr,
+                                                 uint64_t key) {
+  post_counted(o->rma_owner, (gex_Rank_t)j, 1, (void *)src, raddr, nbytes, key);
+  return 0;
+}
+
+/* The entry where the counted endpoint is open: its case is checked first,
+ * and its Put made out of line, so that neither path saves registers for
+ * the other.  (libgex's own instructions for an 8-byte NBI Put over net,
+ * bench/opcount.sh: 80 when the RMA layer's entry called the transport, 56
+ * with this one the teams' entry.) */
+int gexi_ofi_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank, void *dest,
+                     uint64_t lc_flags) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  if (GEXI_LIKELY(gexi_tls.net_counted != NULL)) {
+    /* An operation is about to join the tracker (core/nbi.c); set early,
+     * while the thread's address is at hand (should the Put go elsewhere,
+     * it only costs the next gex_NBI_Wait a look at the counts). */
+    gexi_tls.nbi_maybe = 1;
+    if (GEXI_LIKELY(nbytes - 1 < o->inject_size)) {
+      const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+      const struct ofi_peer *p = &o->peers[j];
+      if (GEXI_LIKELY(p->nbi_key != 0))
+        return put_counted(o, src, nbytes, j, (uintptr_t)dest - p->addr_base, p->key);
+    }
+  }
+  return gexi_ofi_put_nbi_main(tm, src, nbytes, rank, dest, lc_flags);
 }
 
 gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
@@ -314,7 +341,9 @@ gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex
                          int mode) {
   (void)flags;
   if (GEXI_LIKELY(mode == GEXI_MODE_NBI && nbytes != 0 && counted_to(j))) {
-    post_counted(j, 0, dest, src, nbytes);
+    gexi_tls.nbi_maybe = 1; /* an operation is about to join the tracker (core/nbi.c) */
+    post_counted(gexi_tls.net_counted, j, 0, dest, gexi_ofi_raddr(j, src), nbytes,
+                 gexi_ctx.ofi->peers[j].key);
     return 0;
   }
   return get_main(j, dest, src, nbytes, mode);
@@ -371,7 +400,8 @@ static int tracker_busy(struct gexi_net_nbi *t, gex_EC_t mask) {
 }
 
 int gexi_ofi_nbi_test(gex_EC_t mask) {
-  if (gexi_tls.net_counted) gexi_ofi_counted_reap();
+  struct gexi_net_nbi *owner = gexi_ctx.ofi->rma_owner;
+  if (owner != NULL && owner == gexi_tls.net_nbi) gexi_ofi_counted_reap();
   int pending = tracker_busy(gexi_tls.net_nbi, mask);
   if (pending) gexi_ofi_poll(GEXI_POLL_ALL); /* a spin on NBI_Test must make progress */
   return pending;
@@ -380,6 +410,8 @@ int gexi_ofi_nbi_test(gex_EC_t mask) {
 /* The event of an access region that just ended: done when the region's
  * tracker has nothing in flight; it owns the tracker from now on. */
 gex_Event_t gexi_ofi_region_event(void) {
+  struct gexi_net_nbi *owner = gexi_ctx.ofi->rma_owner;
+  if (owner != NULL && owner == gexi_tls.net_nbi) gexi_tls.net_counted = owner; /* (region_begin) */
   struct gexi_net_nbi *t = gexi_tls.net_region;
   gexi_tls.net_region = NULL;
   if (!t) return GEX_EVENT_INVALID;
