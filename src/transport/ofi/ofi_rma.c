@@ -189,12 +189,13 @@ static inline int lc_is_event(gex_Event_t *lc) {
   return lc != GEX_EVENT_NOW && lc != GEX_EVENT_DEFER && lc != GEX_EVENT_GROUP;
 }
 
-/* A small NBI Put: the source is copied by the provider (FI_INJECT).  0
- * when it does not fit that path. */
+/* A small NBI Put to a peer on another node with a segment (nbi_key): the
+ * source is copied by the provider (FI_INJECT).  0 when it does not fit
+ * that path (gexi_ofi_put's general path then reports a missing segment). */
 static inline int put_nbi_small(gex_Rank_t j, void *dest, const void *src, size_t nbytes) {
   struct gexi_ofi *o = gexi_ctx.ofi;
-  if (GEXI_UNLIKELY(nbytes - 1 >= o->inject_size || !o->nbi_shared)) return 0;
-  check_segment("gex_RMA_Put", j);
+  if (GEXI_UNLIKELY(nbytes - 1 >= o->inject_size || !o->nbi_shared || !o->peers[j].nbi_key))
+    return 0;
   post_nbi_plain(j, 1, (void *)src, dest, nbytes, o->write_flags | FI_INJECT | FI_COMPLETION);
   return 1;
 }
@@ -209,12 +210,8 @@ static inline int put_nbi_small(gex_Rank_t j, void *dest, const void *src, size_
 __attribute__((noinline)) int gexi_ofi_put_nbi_main(gex_TM_t tm, const void *src, size_t nbytes,
                                                     gex_Rank_t rank, void *dest,
                                                     uint64_t lc_flags) {
-  struct gexi_ofi *o = gexi_ctx.ofi;
   const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
-  if (GEXI_LIKELY(nbytes - 1 < o->inject_size && o->nbi_shared && o->peers[j].nbi_key)) {
-    post_nbi_plain(j, 1, (void *)src, dest, nbytes, o->write_flags | FI_INJECT | FI_COMPLETION);
-    return 0;
-  }
+  if (GEXI_LIKELY(put_nbi_small(j, dest, src, nbytes))) return 0;
   return gexi_rma_put_nbi_general(tm, src, nbytes, rank, dest, lc_flags);
 }
 
@@ -399,9 +396,15 @@ static int tracker_busy(struct gexi_net_nbi *t, gex_EC_t mask) {
   return (mask & GEX_EC_RMW) && atomic_load_explicit(&t->pending[OFI_NBI_RMW], memory_order_acquire);
 }
 
-int gexi_ofi_nbi_test(gex_EC_t mask) {
+/* Is this thread the counted endpoint's owner (whether or not it has an
+ * access region open)? */
+static inline int counted_owner(void) {
   struct gexi_net_nbi *owner = gexi_ctx.ofi->rma_owner;
-  if (owner != NULL && owner == gexi_tls.net_nbi) gexi_ofi_counted_reap();
+  return owner != NULL && owner == gexi_tls.net_nbi;
+}
+
+int gexi_ofi_nbi_test(gex_EC_t mask) {
+  if (counted_owner()) gexi_ofi_counted_reap();
   int pending = tracker_busy(gexi_tls.net_nbi, mask);
   if (pending) gexi_ofi_poll(GEXI_POLL_ALL); /* a spin on NBI_Test must make progress */
   return pending;
@@ -410,8 +413,7 @@ int gexi_ofi_nbi_test(gex_EC_t mask) {
 /* The event of an access region that just ended: done when the region's
  * tracker has nothing in flight; it owns the tracker from now on. */
 gex_Event_t gexi_ofi_region_event(void) {
-  struct gexi_net_nbi *owner = gexi_ctx.ofi->rma_owner;
-  if (owner != NULL && owner == gexi_tls.net_nbi) gexi_tls.net_counted = owner; /* (region_begin) */
+  if (counted_owner()) gexi_tls.net_counted = gexi_ctx.ofi->rma_owner; /* (region_begin) */
   struct gexi_net_nbi *t = gexi_tls.net_region;
   gexi_tls.net_region = NULL;
   if (!t) return GEX_EVENT_INVALID;
