@@ -64,7 +64,7 @@ extern "C" {
 /* ---- implementation limits --------------------------------------------- */
 #define GASNET_PAGESIZE 4096
 #define GASNET_MAXNODES ((gex_Rank_t)0x7FFFFFFF)
-#define GASNET_MAXEPS 1
+/* GASNET_MAXEPS comes with the conduit identity (<conduit>-conduit/gex_conduit.h). */
 #define GEX_AM_INDEX_BASE 128
 #define GASNET_HIDDEN_AM_CONCURRENCY_LEVEL 0
 #define GEX_THREAD_ROLE_RCV 1u

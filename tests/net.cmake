@@ -22,7 +22,7 @@ endif()
 
 set(GEX_NET_SUITE t_queries t_rma t_rma_val t_rma_lc t_rma_bounds t_events t_nbi t_barrier
     t_am_args t_am_medium t_am_long t_am_tokeninfo t_am_register t_am_npam t_am_immediate
-    t_am_lc t_hsl t_mt_stress t_loopback t_big_tls t_segment_create t_mk t_diagnostics)
+    t_am_lc t_hsl t_mt_stress t_loopback t_big_tls t_segment_create t_ep_multi t_mk t_diagnostics)
 
 # gex_add_net_run(<tag> <test> <ranks> <env...>): gexrun -n <ranks> <test> with the
 # environment given ("NAME=VALUE" words; a ';' in a value is written as $<SEMICOLON>).

@@ -4,9 +4,9 @@
  * gex_Segment_Attach: a segment is created (gex_Segment_Create, memory of a
  * kind: see gasnet_mk.h), bound to an endpoint (gex_EP_BindSegment) and made
  * known to the other members of a team (gex_EP_PublishBoundSegment, declared
- * in gasnetex.h).  libgex has one endpoint per process (GASNET_MAXEPS 1), so
- * gex_EP_Create always refuses with GASNET_ERR_RESOURCE and a created segment
- * can only be bound to the primordial endpoint.  See docs/segments.md.
+ * in gasnetex.h).  A process has up to GASNET_MAXEPS endpoints: the
+ * primordial one and those of gex_EP_Create, which serve RMA through
+ * gex_TM_Pair(ep, index).  See docs/segments.md.
  */
 #ifndef GEX_SEGMENT_EP_H
 #define GEX_SEGMENT_EP_H
@@ -41,9 +41,11 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
 void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags);
 
 /* Create an endpoint with the given capabilities (GEX_EP_CAPABILITY_*) and
- * flags (0 or GEX_FLAG_HINT_ACCEL_*).  With GASNET_MAXEPS 1 the primordial
- * endpoint is the only one: valid arguments give GASNET_ERR_RESOURCE, invalid
- * ones GASNET_ERR_BAD_ARG. */
+ * flags (0 or GEX_FLAG_HINT_ACCEL_*, accepted and ignored); its index is the
+ * next free one.  Such an endpoint serves RMA (and VIS) through TM-pairs,
+ * whatever capabilities it was given, as the reference's: Active Messages
+ * and collectives use the primordial endpoint.  GASNET_ERR_RESOURCE once
+ * GASNET_MAXEPS endpoints exist, GASNET_ERR_BAD_ARG for invalid arguments. */
 int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t capabilities,
                   gex_Flags_t flags);
 

@@ -15,6 +15,9 @@
 #define GASNET_CONDUIT_NAME_STR "OFI"
 #define GASNET_CORE_NAME OFI
 #define GASNET_CORE_NAME_STR "OFI"
+/* Endpoints per process, as the reference's ofi conduit: the primordial endpoint and 32 made by
+ * gex_EP_Create (RMA only; see docs/segments.md). */
+#define GASNET_MAXEPS 33
 
 #include <gex/gex_identity.h>
 

@@ -14,6 +14,8 @@
 #define GASNET_CONDUIT_NAME_STR "SMP"
 #define GASNET_CORE_NAME SMP
 #define GASNET_CORE_NAME_STR "SMP"
+/* Endpoints per process, as the reference's smp conduit: the primordial endpoint only. */
+#define GASNET_MAXEPS 1
 
 #include <gex/gex_identity.h>
 

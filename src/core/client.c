@@ -196,7 +196,10 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   if (!(c->name = strdup(clientName))) gexi_fatal("out of memory");
   c->flags = flags;
   ep->client = c;
+  ep->caps = GEX_EP_CAPABILITY_ALL;
   pthread_mutex_init(&ep->reg_lock, NULL);
+  gexi_ctx.eps[0] = ep; /* index 0 */
+  atomic_store_explicit(&gexi_ctx.ep_count, 1, memory_order_release);
   tm->client = ep->pair_tm->client = c;
   tm->ep = ep->pair_tm->ep = ep;
   gexi_coll_am_init();

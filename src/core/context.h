@@ -40,6 +40,10 @@ struct gexi_Segment {
   gex_EP_t ep;        /* bound to this endpoint, or NULL */
   bool net_registered; /* registered with the network transport (at bind) */
   uint64_t net_key;
+  /* Bound to an endpoint of index > 0: registered as an exposed region
+   * (transport.h), whose byte 0 peers reach at net_raddr. */
+  void *net_exposed;
+  uint64_t net_raddr;
 };
 #define GEXI_SEG_ID_ATTACH 1
 
@@ -50,6 +54,9 @@ struct gexi_team {
   gex_EP_t ep;
   gex_Flags_t flags;
   bool is_pair;
+  /* A TM-pair's remote endpoint index (0 for teams): its peer table holds
+   * what this process knows of every rank's endpoint of that index. */
+  gex_EP_Index_t remote_index;
   void *cdata;
   _Atomic uint64_t barriers_started; /* unused (kept for layout stability) */
   /* Collectives (coll/coll.c; all fields below are guarded by its lock).
@@ -82,18 +89,40 @@ _Static_assert(offsetof(struct gexi_team, peers) ==
                    offsetof(struct gexi_team, head) + sizeof(struct gexi_TM_head),
                "the team size and rank must sit right before the peer table");
 
+/* Endpoints per process: the primordial one (index 0) and up to 32 made by
+ * gex_EP_Create, as the reference's ofi conduit (GASNET_MAXEPS there: 33).
+ * The smp identity allows only the primordial one (its GASNET_MAXEPS is 1). */
+#define GEXI_MAX_EPS 33
+
 struct gexi_EP {
   gex_Client_t client;
   gex_Flags_t flags;
   gex_Segment_t segment;
   void *cdata;
+  gex_EP_Index_t index;
+  gex_EP_Capabilities_t caps;
   /* Handler table indexed by gex_AM_Index_t; gex_fnptr == NULL: unused.
    * Written under reg_lock; read without it by the AM dispatcher (the client
    * must register before any peer sends, as the specification requires). */
   gex_AM_Entry_t handlers[256];
   pthread_mutex_t reg_lock;
-  /* gex_TM_Pair(ep, 0): addresses every process by jobrank. */
+  /* gex_TM_Pair(ep, 0): addresses every process by jobrank (made with the
+   * endpoint). */
   struct gexi_team *pair_tm;
+  /* gex_TM_Pair(ep, k) for k > 0, made on first use (core/ep_pair.c);
+   * written once under teams_lock, read without it (acquire). */
+  struct gexi_team *_Atomic pairs[GEXI_MAX_EPS];
+};
+
+/* What this process knows of every rank's endpoint of one index k > 0 (the
+ * job's peer table, gexi_ctx.peers, is index 0's): the segment entries, by
+ * jobrank, that the TM-pairs to index k copy, and for peers on other nodes
+ * the network transport's key and remote address of the segment's byte 0
+ * (transport.h: expose).  Made when first needed, under teams_lock. */
+struct gexi_ep_tab {
+  gexi_Peer_t *peers;
+  uint64_t *net_key;
+  uint64_t *net_raddr;
 };
 
 struct gexi_Client {
@@ -129,6 +158,13 @@ struct gexi_context {
 
   struct gexi_Client client;
   struct gexi_EP ep;
+  /* Endpoints by index ([0]: &ep); ep_count of them exist.  An entry is
+   * written once, under teams_lock, before ep_count covers it. */
+  struct gexi_EP *eps[GEXI_MAX_EPS];
+  _Atomic uint32_t ep_count;
+  /* By endpoint index > 0 ([0] unused): see struct gexi_ep_tab.  Guarded by
+   * teams_lock; a table, once made, stays. */
+  struct gexi_ep_tab *ep_tabs[GEXI_MAX_EPS];
   struct gexi_team *tm; /* primordial team */
   struct gexi_Segment segment;
   bool segment_attached;
@@ -316,6 +352,13 @@ static inline gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
  * after the job's table changed (gex_EP_BindSegment, gex_EP_PublishBoundSegment,
  * gex_Segment_Attach). */
 void gexi_peers_sync_locked(void);
+/* The table of endpoint index k > 0, made if it does not exist yet (called
+ * with teams_lock held; core/ep_pair.c). */
+struct gexi_ep_tab *gexi_ep_tab_locked(gex_EP_Index_t k);
+/* This process's endpoints: GEXI_MAX_EPS, or 1 for the smp identity. */
+unsigned gexi_max_eps(void);
+/* Whether 'ep' is an endpoint of this process. */
+int gexi_ep_valid(gex_EP_t ep);
 /* The live-team list (core/team.c): fill a new client team's table from
  * the job's entries of its members (jobranks[team rank]) and add it; remove
  * a team. */

@@ -1,5 +1,7 @@
-/* core/ep.c -- endpoint creation and queries, AM handler registration. */
+/* core/ep.c -- endpoint creation and queries, AM handler registration
+ * (the TM-pairs of endpoints and what they reach: core/ep_pair.c). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "core/context.h"
 #include "core/hooks.h"
@@ -7,15 +9,27 @@
 gex_Client_t gex_EP_QueryClient(gex_EP_t ep) { return ep->client; }
 gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) { return ep->flags; }
 gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep) { return ep->segment; }
-gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) {
-  (void)ep;
-  return 0;
-}
+gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) { return ep->index; }
 void gex_EP_SetCData(gex_EP_t ep, const void *val) { ep->cdata = (void *)val; }
 
-/* GASNET_MAXEPS is 1: the primordial endpoint is the only one.  Valid
- * requests are refused with GASNET_ERR_RESOURCE, as the reference does in
- * its configurations without multiple endpoints. */
+#include "identity/identity.h"
+
+unsigned gexi_max_eps(void) { return gexi_conduit_is_smp() ? 1 : GEXI_MAX_EPS; }
+
+int gexi_ep_valid(gex_EP_t ep) {
+  if (!ep) return 0;
+  uint32_t n = atomic_load_explicit(&gexi_ctx.ep_count, memory_order_acquire);
+  for (uint32_t i = 0; i < n; i++)
+    if (gexi_ctx.eps[i] == ep) return 1;
+  return 0;
+}
+
+/* A new endpoint takes the next index; GASNET_ERR_RESOURCE once the
+ * identity's GASNET_MAXEPS exist, as the reference answers.  Whatever its
+ * capabilities, it serves RMA and VIS through TM-pairs; Active Messages
+ * through any TM-pair reach the target process's handler table (the
+ * primordial endpoint's, where clients register), and collectives need a
+ * team, which only the primordial endpoint joins (docs/segments.md). */
 int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t capabilities,
                   gex_Flags_t flags) {
   gexi_check_init("gex_EP_Create");
@@ -29,9 +43,39 @@ int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t cap
     gexi_warn("gex_EP_Create: invalid argument: %s", bad);
     return GASNET_ERR_BAD_ARG;
   }
-  gexi_warn("gex_EP_Create: no endpoint beyond the primordial one (GASNET_MAXEPS is %d)",
-            GASNET_MAXEPS);
-  return GASNET_ERR_RESOURCE;
+  pthread_mutex_lock(&gexi_ctx.teams_lock);
+  uint32_t k = atomic_load_explicit(&gexi_ctx.ep_count, memory_order_relaxed);
+  if (k >= gexi_max_eps()) {
+    pthread_mutex_unlock(&gexi_ctx.teams_lock);
+    gexi_warn("gex_EP_Create: this process has GASNET_MAXEPS (%u) endpoints already",
+              gexi_max_eps());
+    return GASNET_ERR_RESOURCE;
+  }
+  struct gexi_EP *ep = calloc(1, sizeof *ep);
+  struct gexi_team *pair = ep ? gexi_team_new(gexi_ctx.size, gexi_ctx.rank, true) : NULL;
+  if (!pair) {
+    pthread_mutex_unlock(&gexi_ctx.teams_lock);
+    free(ep);
+    return GASNET_ERR_RESOURCE;
+  }
+  ep->client = client;
+  ep->flags = flags;
+  ep->index = (gex_EP_Index_t)k;
+  ep->caps = capabilities;
+  pthread_mutex_init(&ep->reg_lock, NULL);
+  /* Its pair to index 0 is the primordial pair's twin: same table, same
+   * entry, only the endpoint differs. */
+  const struct gexi_team *p0 = gexi_ctx.ep.pair_tm;
+  memcpy(pair->peers, p0->peers, gexi_ctx.size * sizeof(gexi_Peer_t));
+  pair->head.put_nbi = p0->head.put_nbi;
+  pair->client = client;
+  pair->ep = ep;
+  ep->pair_tm = pair;
+  gexi_ctx.eps[k] = ep;
+  atomic_store_explicit(&gexi_ctx.ep_count, k + 1, memory_order_release);
+  pthread_mutex_unlock(&gexi_ctx.teams_lock);
+  *ep_p = ep;
+  return GASNET_OK;
 }
 void *gex_EP_QueryCData(gex_EP_t ep) { return ep->cdata; }
 

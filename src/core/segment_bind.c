@@ -9,21 +9,28 @@
  * master, and gexi_peers_sync_locked() (core/team.c) copies what changed
  * into the others.
  *
+ * Endpoints of index k > 0 have a master table of their own
+ * (gexi_ctx.ep_tabs[k], core/ep_pair.c), which the TM-pairs to index k
+ * copy; everything below applies to it as to the job's.
+ *
  * gex_EP_BindSegment fills this process's own entry (and registers the
- * memory with the network transport, if one runs).  gex_EP_PublishBoundSegment
- * exchanges one record per publishing member over the team, by a bit-wise OR
- * reduction of an array that holds every member's record at its team rank
- * (each member contributes zeros elsewhere), then fills the entries of the
- * members that published:
+ * memory with the network transport, if one runs: the primordial
+ * endpoint's segment as the segment, others as exposed regions, whose key
+ * and remote address peers use).  gex_EP_PublishBoundSegment exchanges up
+ * to E records per member over the team (E: the most endpoints any member
+ * publishes, agreed first by a max reduction), by a bit-wise OR reduction
+ * of an array that holds every member's records at its team rank (each
+ * member contributes zeros elsewhere), then fills the entries of the
+ * endpoints that were published:
  *   - a neighbour's segment that libgex allocated: mapped here through its
  *     owner's descriptor (/proc/<pid>/fd/<fd>, as at attach), 'local' set;
  *   - a neighbour's segment of client memory: cannot be mapped; 'local' clear,
  *     so RMA and AM Long reach it through the kernel (shm_cma.c);
  *   - a peer on another node: 'local' clear, its network key handed to the
  *     transport.
- * A bound segment never changes (one endpoint per process, no unbinding, a
- * bound segment cannot be destroyed), so a later publication of a segment
- * already known changes nothing.
+ * A bound segment never changes (no unbinding, a bound segment cannot be
+ * destroyed), so a later publication of a segment already known changes
+ * nothing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +49,7 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
   const char *bad = ep == GEX_EP_INVALID          ? "GEX_EP_INVALID"
                     : seg == GEX_SEGMENT_INVALID  ? "GEX_SEGMENT_INVALID"
                     : flags                       ? "flags must be 0"
-                    : ep != &gexi_ctx.ep          ? "not an endpoint of this process"
+                    : !gexi_ep_valid(ep)          ? "not an endpoint of this process"
                     : seg->client != ep->client   ? "the segment belongs to another client"
                     : ep->segment                 ? "the endpoint already has a bound segment"
                     : seg->ep                     ? "the segment is already bound"
@@ -53,15 +60,22 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
     return GASNET_ERR_BAD_ARG;
   }
   gex_Rank_t me = gexi_ctx.rank;
-  gexi_Peer_t *p = &gexi_ctx.peers[me];
+  const gex_EP_Index_t k = ep->index;
+  struct gexi_ep_tab *tab = k ? gexi_ep_tab_locked(k) : NULL;
+  gexi_Peer_t *p = k ? &tab->peers[me] : &gexi_ctx.peers[me];
   p->seg_base = (uintptr_t)seg->addr;
   p->seg_size = seg->size;
   p->delta = 0;
   p->local = 1;
-  if (gexi_ctx.net) { /* our key goes out with the next publication */
+  if (gexi_ctx.net && k == 0) { /* our key goes out with the next publication */
     gexi_ctx.net->seg_register(seg->addr, seg->size, &seg->net_key);
     seg->net_registered = true;
     gexi_ctx.net->seg_peer(me, seg->net_key); /* provider-native atomics reach us too */
+  } else if (gexi_ctx.net) {
+    seg->net_exposed = gexi_ctx.net->expose(seg->addr, seg->size, &seg->net_key, &seg->net_raddr);
+    seg->net_registered = true;
+    tab->net_key[me] = seg->net_key;
+    tab->net_raddr[me] = seg->net_raddr;
   }
   seg->ep = ep;
   ep->segment = seg;
@@ -71,22 +85,23 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
 }
 
 /* ---- gex_EP_PublishBoundSegment ---------------------------------------------------- */
-/* One member's record.  Only 64-bit words: the exchange ORs them. */
+/* One endpoint's record.  Only 64-bit words: the exchange ORs them. */
 enum { PUB_NONE = 0, PUB_NO_SEGMENT = 1, PUB_SEGMENT = 2 };
 struct pub_rec {
-  uint64_t state;   /* PUB_*: nothing, an endpoint without a segment, a segment */
-  uint64_t jobrank; /* of the publisher (checked against the team's table) */
+  uint64_t state;    /* PUB_*: nothing, an endpoint without a segment, a segment */
+  uint64_t jobrank;  /* of the publisher (checked against the team's table) */
+  uint64_t ep_index;
   uint64_t base, size;
-  uint64_t net_key;
+  uint64_t net_key, net_raddr; /* net_raddr: index > 0 only (an exposed region) */
   uint64_t pid;
   uint64_t fd_plus1; /* libgex-allocated memory: its descriptor + 1; 0: client memory */
-  uint64_t reserved;
 };
 _Static_assert(sizeof(struct pub_rec) % sizeof(uint64_t) == 0, "records are 64-bit words");
 
-static void make_record(struct pub_rec *r) {
-  const struct gexi_Segment *s = gexi_ctx.ep.segment;
+static void make_record(struct pub_rec *r, const struct gexi_EP *ep) {
+  const struct gexi_Segment *s = ep->segment;
   r->jobrank = gexi_ctx.rank;
+  r->ep_index = ep->index;
   if (!s) {
     r->state = PUB_NO_SEGMENT;
     return;
@@ -95,20 +110,24 @@ static void make_record(struct pub_rec *r) {
   r->base = (uint64_t)(uintptr_t)s->addr;
   r->size = s->size;
   r->net_key = s->net_key;
+  r->net_raddr = s->net_raddr;
   r->pid = (uint64_t)getpid();
   r->fd_plus1 = s->fd >= 0 ? (uint64_t)s->fd + 1 : 0;
 }
 
-/* Fill the job's entry of the member that sent r (already checked). */
+/* Fill the entry of the endpoint that sent r (already checked) in its
+ * index's master table. */
 static void learn(const struct pub_rec *r) {
   gex_Rank_t j = (gex_Rank_t)r->jobrank;
-  gexi_Peer_t *p = &gexi_ctx.peers[j];
+  const gex_EP_Index_t k = (gex_EP_Index_t)r->ep_index;
+  struct gexi_ep_tab *tab = k ? gexi_ep_tab_locked(k) : NULL;
+  gexi_Peer_t *p = k ? &tab->peers[j] : &gexi_ctx.peers[j];
   if (p->seg_size) { /* known already (attach, or an earlier publication) */
     if (p->seg_base != r->base || p->seg_size != r->size)
-      gexi_fatal("gex_EP_PublishBoundSegment: rank %u published [%p,+%zu) but its bound "
-                 "segment is [%p,+%zu)",
-                 (unsigned)j, (void *)(uintptr_t)r->base, (size_t)r->size, (void *)p->seg_base,
-                 (size_t)p->seg_size);
+      gexi_fatal("gex_EP_PublishBoundSegment: rank %u published [%p,+%zu) for endpoint %u but "
+                 "its bound segment is [%p,+%zu)",
+                 (unsigned)j, (void *)(uintptr_t)r->base, (size_t)r->size, (unsigned)k,
+                 (void *)p->seg_base, (size_t)p->seg_size);
     return;
   }
   gex_Rank_t li = gexi_ctx.local_index[j];
@@ -126,7 +145,26 @@ static void learn(const struct pub_rec *r) {
   p->seg_size = (uintptr_t)r->size;
   p->delta = delta;
   p->local = local; /* a neighbour of client memory: 0, RMA goes through the kernel */
-  if (gexi_ctx.net) gexi_ctx.net->seg_peer(j, r->net_key);
+  if (!gexi_ctx.net) return;
+  if (k == 0) {
+    gexi_ctx.net->seg_peer(j, r->net_key);
+  } else {
+    tab->net_key[j] = r->net_key;
+    tab->net_raddr[j] = r->net_raddr;
+  }
+}
+
+/* Why this process's list of endpoints cannot be published, or NULL. */
+static const char *check_eps(gex_EP_t *eps, size_t num_eps) {
+  if (num_eps && !eps) return "eps is NULL";
+  if (num_eps > gexi_max_eps()) return "more endpoints than GASNET_MAXEPS";
+  uint64_t seen = 0;
+  for (size_t i = 0; i < num_eps; i++) {
+    if (!gexi_ep_valid(eps[i])) return "not an endpoint of this process";
+    if (seen >> eps[i]->index & 1) return "an endpoint is listed twice";
+    seen |= (uint64_t)1 << eps[i]->index;
+  }
+  return NULL;
 }
 
 int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags) {
@@ -138,33 +176,38 @@ int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_F
   }
   /* An invalid argument is reported after the exchange, which every member
    * joins regardless: a member leaving early would leave the others waiting. */
-  const char *bad = flags                 ? "flags must be 0"
-                    : num_eps && !eps     ? "eps is NULL"
-                    : num_eps > GASNET_MAXEPS ? "more endpoints than exist (GASNET_MAXEPS is 1)"
-                    : num_eps && eps[0] != &gexi_ctx.ep ? "not an endpoint of this process"
-                                                        : NULL;
+  const char *bad = flags ? "flags must be 0" : check_eps(eps, num_eps);
   struct gexi_team *t = gexi_tm(tm);
   gex_Rank_t n = t->head.size, me = t->head.rank;
-  struct pub_rec *all = calloc(2 * (size_t)n, sizeof *all);
-  if (!all) gexi_fatal("%s: out of memory for %u records", fn, (unsigned)n);
-  struct pub_rec *mine = all + n;
-  if (!bad && num_eps) make_record(&mine[me]);
-  const size_t words = (size_t)n * sizeof *all / sizeof(uint64_t);
+  /* How many records each member sends: the most any member publishes. */
+  uint64_t e_mine = bad ? 0 : num_eps, e = 0;
+  gex_Event_Wait(gex_Coll_ReduceToAllNB(tm, &e, &e_mine, GEX_DT_U64, sizeof e, 1, GEX_OP_MAX,
+                                        NULL, NULL, 0));
+  if (e > GEXI_MAX_EPS) gexi_fatal("%s: a member publishes %llu endpoints", fn,
+                                   (unsigned long long)e);
+  if (e == 0) goto done;
+  struct pub_rec *all = calloc(2 * (size_t)n * e, sizeof *all);
+  if (!all) gexi_fatal("%s: out of memory for %u records", fn, (unsigned)(n * e));
+  struct pub_rec *mine = all + (size_t)n * e;
+  for (size_t i = 0; i < e_mine; i++) make_record(&mine[(size_t)me * e + i], eps[i]);
+  const size_t words = (size_t)n * e * sizeof *all / sizeof(uint64_t);
   gex_Event_Wait(gex_Coll_ReduceToAllNB(tm, all, mine, GEX_DT_U64, sizeof(uint64_t), words,
                                         GEX_OP_OR, NULL, NULL, 0));
   pthread_mutex_lock(&gexi_ctx.teams_lock);
-  for (gex_Rank_t r = 0; r < n; r++) {
-    const struct pub_rec *rec = &all[r];
+  for (size_t i = 0; i < (size_t)n * e; i++) {
+    const struct pub_rec *rec = &all[i];
     if (rec->state == PUB_NONE || rec->state == PUB_NO_SEGMENT) continue;
     /* Records may have crossed the network: check them before use. */
+    gex_Rank_t r = (gex_Rank_t)(i / e);
     if (rec->state != PUB_SEGMENT || rec->jobrank != t->peers[r].jobrank || rec->size == 0 ||
-        rec->base + rec->size < rec->base)
+        rec->base + rec->size < rec->base || rec->ep_index >= GEXI_MAX_EPS)
       gexi_fatal("%s: malformed record from team rank %u", fn, (unsigned)r);
     if (rec->jobrank != gexi_ctx.rank) learn(rec);
   }
   gexi_peers_sync_locked();
   pthread_mutex_unlock(&gexi_ctx.teams_lock);
   free(all);
+done:
   if (bad) {
     gexi_warn("%s: %s", fn, bad);
     return GASNET_ERR_BAD_ARG;

@@ -1,5 +1,6 @@
-/* core/team.c -- team (gex_TM_t) queries, TM-pairs and rank translation,
- * the list of the client's teams whose peer tables follow the job's. */
+/* core/team.c -- team (gex_TM_t) queries and rank translation, the list
+ * of the client's teams whose peer tables follow the job's (TM-pairs:
+ * core/ep_pair.c). */
 #include <stdlib.h>
 
 #include "core/context.h"
@@ -22,16 +23,6 @@ gex_Rank_t gex_TM_QuerySize(gex_TM_t tm) { return gexi_tm(tm)->head.size; }
 void gex_TM_SetCData(gex_TM_t tm, const void *val) { gexi_tm(tm)->cdata = (void *)val; }
 void *gex_TM_QueryCData(gex_TM_t tm) { return gexi_tm(tm)->cdata; }
 
-/* Only one endpoint per process exists (GASNET_MAXEPS == 1), so the pair for
- * remote index 0 is a fixed object of the endpoint: equal arguments give
- * equal values, and it never equals a team's gex_TM_t. */
-gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
-  if (remote_ep_index != 0)
-    gexi_fatal("gex_TM_Pair: endpoint index %u does not exist (GASNET_MAXEPS is 1)",
-               (unsigned)remote_ep_index);
-  return gexi_tm_handle(local_ep->pair_tm);
-}
-
 void gexi_team_link(struct gexi_team *t, const gex_Rank_t *jobranks) {
   pthread_mutex_lock(&gexi_ctx.teams_lock);
   /* Copy under the lock: a segment published meanwhile is either in the
@@ -52,31 +43,6 @@ void gexi_team_unlink(struct gexi_team *t) {
   pthread_mutex_unlock(&gexi_ctx.teams_lock);
 }
 
-/* Every peer table holds copies of the job's entries of its members; when
- * a segment becomes known (attach, bind, publication) the job's entry
- * changes first and these functions carry it into the other tables. */
-static void sync_table(gexi_Peer_t *t, gex_Rank_t n) {
-  for (gex_Rank_t r = 0; r < n; r++) {
-    const gexi_Peer_t *g = &gexi_ctx.peers[t[r].jobrank];
-    gexi_Peer_t *p = &t[r];
-    /* Write only what changes: other threads may be reading other ranks'
-     * entries (and unchanged ones) of the same table right now. */
-    if (p->seg_base != g->seg_base || p->seg_size != g->seg_size || p->delta != g->delta ||
-        p->local != g->local) {
-      p->seg_base = g->seg_base;
-      p->seg_size = g->seg_size;
-      p->delta = g->delta;
-      p->local = g->local;
-    }
-  }
-}
-
-void gexi_peers_sync_locked(void) {
-  if (gexi_ctx.ep.pair_tm) sync_table(gexi_ctx.ep.pair_tm->peers, gexi_ctx.size);
-  for (struct gexi_team *t = gexi_ctx.live_teams; t; t = t->live_next)
-    sync_table(t->peers, t->head.size);
-}
-
 gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
   if (rank >= GEXI_TM_SIZE(tm))
     gexi_fatal("gex_TM_TranslateRankToJobrank: rank %u out of range (team size %u)",
@@ -95,7 +61,8 @@ gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
 
 gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags) {
   GEXI_CHECK_FLAGS("gex_TM_TranslateRankToEP", flags, 0); /* reserved */
-  gex_EP_Location_t loc = {gex_TM_TranslateRankToJobrank(tm, rank), 0};
+  /* A TM-pair's members are endpoints of its remote index. */
+  gex_EP_Location_t loc = {gex_TM_TranslateRankToJobrank(tm, rank), gexi_tm(tm)->remote_index};
   return loc;
 }
 
@@ -334,8 +301,9 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
     for (size_t i = 0; i < numargs; i++) {
       gex_Rank_t r = args[i].gex_rank;
       if (args[i].gex_ep_index != 0)
-        gexi_fatal("%s: args[%zu] names endpoint index %u (GASNET_MAXEPS is 1)", fn, i,
-                   (unsigned)args[i].gex_ep_index);
+        gexi_fatal("%s: args[%zu] names endpoint index %u: only primordial endpoints (index 0) "
+                   "are team members, as in the reference",
+                   fn, i, (unsigned)args[i].gex_ep_index);
       if (flags & GEX_FLAG_RANK_IS_JOBRANK) {
         if (r >= gexi_ctx.size)
           gexi_fatal("%s: args[%zu] jobrank %u out of range (job size %u)", fn, i, (unsigned)r,

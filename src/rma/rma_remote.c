@@ -33,9 +33,16 @@ __attribute__((noinline)) static gex_Event_t put_remote(gex_Rank_t j, void *dest
   return gexi_ctx.net->put(j, dest, src, nbytes, lc_opt, flags, mode);
 }
 
+/* Pairs to endpoints of index > 0 (rma/rma_ep.c). */
+gex_Event_t gexi_rma_ep_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                            size_t nbytes, gex_Event_t *lc_opt, int mode);
+gex_Event_t gexi_rma_ep_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes);
+
 gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                 size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
                                 int mode) {
+  if (GEXI_UNLIKELY(gexi_tm(tm)->remote_index))
+    return gexi_rma_ep_put(tm, rank, dest, src, nbytes, lc_opt, mode);
   return put_remote(gexi_tm_jobrank(tm, rank), dest, src, nbytes, lc_opt, flags, mode);
 }
 
@@ -91,6 +98,8 @@ gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void) {
 
 gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                                 size_t nbytes, gex_Flags_t flags, int mode) {
+  if (GEXI_UNLIKELY(gexi_tm(tm)->remote_index))
+    return gexi_rma_ep_get(tm, dest, rank, src, nbytes);
   gex_Rank_t j = gexi_tm_jobrank(tm, rank);
   if (is_neighbour(j)) {
     gexi_shm_cma_read("gex_RMA_Get", j, dest, src, nbytes);

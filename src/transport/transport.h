@@ -110,6 +110,10 @@ struct gexi_net_ops {
   int (*put_ordered)(void);
   void (*put_exposed)(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_rma *w,
                       void (*then)(void *arg, size_t first, size_t k), void *arg);
+  /* One transfer with a region jobrank exposed (the segment of one of its
+   * endpoints of index > 0, rma/rma_ep.c), complete on return: a write has
+   * landed at the peer, a read is in x->local. */
+  void (*rma_exposed)(gex_Rank_t jobrank, int is_write, const struct gexi_exposed_rma *x);
 };
 
 #endif

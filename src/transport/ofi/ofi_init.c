@@ -227,6 +227,7 @@ static const struct gexi_net_ops ofi_ops = {
     .get_exposed = gexi_ofi_get_exposed,
     .put_ordered = gexi_ofi_put_ordered,
     .put_exposed = gexi_ofi_put_exposed,
+    .rma_exposed = gexi_ofi_rma_exposed,
 };
 
 /* udp;ofi_rxd's window: it sends up to FI_OFI_RXD_MAX_UNACKED packets (128

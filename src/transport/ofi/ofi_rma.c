@@ -385,6 +385,32 @@ void gexi_ofi_put_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma 
   exposed_rma(j, n, w, 1, then, arg);
 }
 
+/* One transfer with a region j exposed, complete at the peer on return: a
+ * write with delivery completion where the provider has it, else followed
+ * by a read of its first byte (reads are ordered after writes). */
+void gexi_ofi_rma_exposed(gex_Rank_t j, int is_write, const struct gexi_exposed_rma *x) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  struct ofi_op op = {.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT, .peer = j};
+  struct fid_mr *tmp = NULL;
+  void *desc = gexi_ofi_local_desc(x->local, x->nbytes, is_write ? FI_WRITE : FI_READ, &tmp);
+  op.tmp_mr = tmp;
+  struct iovec iov = {x->local, x->nbytes};
+  struct fi_rma_iov riov = {x->raddr, x->nbytes, x->key};
+  struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
+                           .rma_iov = &riov, .rma_iov_count = 1, .context = &op.fctx};
+  if (is_write)
+    OFI_RETRY(fi_writemsg(o->ep, &msg, FI_COMPLETION | o->write_flags), GEXI_POLL_ALL,
+              "fi_writemsg");
+  else
+    OFI_RETRY(fi_readmsg(o->ep, &msg, FI_COMPLETION), GEXI_POLL_ALL, "fi_readmsg");
+  gexi_ofi_wait_op(&op, GEXI_POLL_ALL); /* (its completion released tmp) */
+  if (is_write && o->flush_with_read) {
+    char scratch;
+    struct gexi_exposed_rma f = {&scratch, x->raddr, x->key, 1};
+    gexi_ofi_rma_exposed(j, 0, &f);
+  }
+}
+
 static int tracker_busy(struct gexi_net_nbi *t, gex_EC_t mask) {
   if (!t) return 0;
   if ((mask & (GEX_EC_PUT | GEX_EC_LC)) &&
