@@ -21,6 +21,13 @@ typedef uint32_t gex_DT_t;
 typedef uint32_t gex_OP_t;
 typedef uint32_t gex_EP_Capabilities_t;
 
+/* An endpoint of the job: a rank and its endpoint index (UPC++'s public
+ * headers use it with only this header included). */
+typedef struct {
+  gex_Rank_t gex_rank;
+  gex_EP_Index_t gex_ep_index;
+} gex_EP_Location_t;
+
 #define GEX_RANK_INVALID ((gex_Rank_t)0xFFFFFFFFu)
 
 /* ---- events ---------------------------------------------------------- */

@@ -335,15 +335,17 @@ void *gasnett_mmap(uintptr_t size);
   #define gasnett_weak_mb() gasnett_compiler_fence()
 #endif
 
-static inline void gexti_spinloop_hint(void) {
+/* gasnett_spinloop_hint() and gasneti_builtin_unreachable() expand to
+ * compiler builtins alone: UPC++'s configure pastes their expansions into a
+ * header of its own that is compiled before any GASNet header. */
 #if defined(PLATFORM_ARCH_X86_64) || defined(PLATFORM_ARCH_X86)
-  __builtin_ia32_pause();
+#define gasnett_spinloop_hint() (__builtin_ia32_pause(), __atomic_signal_fence(__ATOMIC_SEQ_CST))
 #elif defined(PLATFORM_ARCH_AARCH64)
-  __asm__ __volatile__("yield" ::: "memory");
+#define gasnett_spinloop_hint() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define gasnett_spinloop_hint() __atomic_signal_fence(__ATOMIC_SEQ_CST)
 #endif
-  __atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-#define gasnett_spinloop_hint() gexti_spinloop_hint()
+#define gasneti_builtin_unreachable() __builtin_unreachable()
 
 /* ---- atomics -----------------------------------------------------------------------
  * Fence flags: MB is RMB|WMB, so "equivalent to both" holds bit for bit. */
@@ -796,6 +798,21 @@ typedef struct { char gexti_unused; } gasnett_rwlock_t;
 #define gasnett_threadkey_get_noinit(key) gasnett_threadkey_get(key)
 #define gasnett_threadkey_set_noinit(key, val) gasnett_threadkey_set(key, val)
 
+/* Two file-local helpers of the reference's tools header that clients
+ * name: Legion/Realm takes their addresses to silence "unused function"
+ * warnings about the reference's copies.  libgex's thread keys need
+ * neither (above); these are small working versions under the same names,
+ * so that such code compiles and links unchanged. */
+static inline void _gasneti_threadkey_init(pthread_key_t *value, pthread_mutex_t *initmutex,
+                                           volatile int *isinit) {
+  pthread_mutex_lock(initmutex);
+  if (!*isinit && pthread_key_create(value, NULL) == 0) *isinit = 1;
+  pthread_mutex_unlock(initmutex);
+}
+static inline void _gasnett_trace_printf_noop(const char *format, ...)
+    GEXTI_PRINTF_LIKE(1, 2);
+static inline void _gasnett_trace_printf_noop(const char *format, ...) { (void)format; }
+
 /* ---- environment --------------------------------------------------------------------
  * The _withdefault queries report each variable (once per process) on stderr
  * when GASNET_VERBOSEENV is true.  Sizes (mem_size_multiplier != 0) are a
@@ -822,6 +839,9 @@ void gexti_fatalerror_at(const char *func, const char *file, int line, const cha
     GASNETT_NORETURN GEXTI_PRINTF_LIKE(4, 5);
 void gasnett_fatalerror_nopos(const char *msg, ...)
     GASNETT_NORETURN GEXTI_PRINTF_LIKE(1, 2);
+/* Defined as itself so that `#ifdef gasnett_fatalerror_nopos` (UPC++) finds
+ * it, as it finds the reference's macro. */
+#define gasnett_fatalerror_nopos gasnett_fatalerror_nopos
 #define gasnett_fatalerror(...) \
   gexti_fatalerror_at(GASNETT_CURRENT_FUNCTION, __FILE__, __LINE__, __VA_ARGS__)
 void gasnett_killmyprocess(int exitcode) GASNETT_NORETURN;

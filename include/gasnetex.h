@@ -11,9 +11,24 @@
 #include <gasnet_fwd.h>
 #include <gex/gex_basic.h>
 #include <gex/gex_config.h>
+/* The system headers the reference's gasnetex.h brings in: clients use
+ * getpid, fprintf, getenv, strlen, ... with only a GASNet header included
+ * (docs/compatibility.md, "What clients take from the headers"). */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/param.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,10 +47,24 @@ extern "C" {
 #define GASNETT_SPEC_VERSION_MINOR 20
 #endif
 
-/* libgex is always thread-safe: every call may be made from any thread. */
+/* libgex is always thread-safe: every call may be made from any thread.
+ * The thread-model macro a client defines (possibly empty, as Realm's
+ * "#define GASNET_PAR") becomes 1, as the reference makes it, so that
+ * "#if GASNET_PAR" works; none defined means GASNET_PAR. */
 #if !defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
 #define GASNET_PAR 1
+#elif defined(GASNET_PAR)
+#undef GASNET_PAR
+#define GASNET_PAR 1
+#elif defined(GASNET_PARSYNC)
+#undef GASNET_PARSYNC
+#define GASNET_PARSYNC 1
+#else
+#undef GASNET_SEQ
+#define GASNET_SEQ 1
 #endif
+/* The most threads a process may use with the library (Chapel reads it). */
+#define GASNETI_MAX_THREADS 256
 #define GASNET_PSHM 1
 #define LIBGEX 1
 
@@ -121,11 +150,6 @@ typedef struct gexi_SrcDesc *gex_AM_SrcDesc_t;
 #define GEX_TM_INVALID ((gex_TM_t)0)
 #define GEX_AM_SRCDESC_NO_OP ((gex_AM_SrcDesc_t)0)
 
-typedef struct {
-  gex_Rank_t gex_rank;
-  gex_EP_Index_t gex_ep_index;
-} gex_EP_Location_t;
-
 /* ---- job ----------------------------------------------------------------- */
 gex_Rank_t gex_System_QueryJobRank(void);
 gex_Rank_t gex_System_QueryJobSize(void);
@@ -182,6 +206,13 @@ gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t seg);
 void *gex_Segment_QueryAddr(gex_Segment_t seg);
 uintptr_t gex_Segment_QuerySize(gex_Segment_t seg);
 int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size);
+/* gasnet_client_attach_hook: a function the client may set before
+ * gex_Segment_Attach (or gasnet_attach), called with this process's segment
+ * (base, size) once it is mapped and before the network registers it, as
+ * the reference does (Chapel touches its heap there).  Assignable like the
+ * reference's variable; the pointer itself lives in the library's context. */
+void (**gexi_client_attach_hook_p(void))(void *, uintptr_t);
+#define gasnet_client_attach_hook (*gexi_client_attach_hook_p())
 uintptr_t gasnet_getMaxLocalSegmentSize(void);
 uintptr_t gasnet_getMaxGlobalSegmentSize(void);
 

@@ -202,6 +202,9 @@ struct gexi_context {
 
   /* Run at the end of gex_Client_Init (core/hooks.h); NULL: none. */
   void (*client_init_hook)(gex_Client_t, gex_EP_t, gex_TM_t, gex_Flags_t);
+  /* gasnet_client_attach_hook (gasnetex.h): set by the client, run by
+   * gex_Segment_Attach; NULL: none. */
+  void (*client_attach_hook)(void *, uintptr_t);
 };
 
 /* Hidden (as gexi_tls below): no shared object of libgex exports it, so the

@@ -47,6 +47,10 @@ uintptr_t gasnet_getMaxLocalSegmentSize(void) {
 }
 uintptr_t gasnet_getMaxGlobalSegmentSize(void) { return gasnet_getMaxLocalSegmentSize(); }
 
+void (**gexi_client_attach_hook_p(void))(void *, uintptr_t) {
+  return &gexi_ctx.client_attach_hook;
+}
+
 int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
   gexi_check_can_communicate("gex_Segment_Attach");
   if (gexi_ctx.segment_attached || gexi_ctx.ep.segment) {
@@ -68,6 +72,7 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
   }
   void *base;
   int fd = gexi_shm_create("gex-segment", size, &base);
+  if (gexi_ctx.client_attach_hook) gexi_ctx.client_attach_hook(base, size);
   struct seg_info mine = {(uint64_t)(uintptr_t)base, size, (int32_t)getpid(), fd, 0};
   if (gexi_ctx.net) gexi_ctx.net->seg_register(base, size, &mine.net_key);
   struct seg_info *all = calloc(gexi_ctx.size, sizeof *all);

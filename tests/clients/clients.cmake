@@ -9,6 +9,10 @@
 #   clients_segsize           GASNET_MAX_SEGSIZE as UPC++'s launcher sets it,
 #                             through gasnetrun_ofi (segsize_test.sh)
 #   clients_backtrace         GASNET_BACKTRACE=1: a fatal error prints a backtrace
+#   clients_headers           what the runtimes take from the headers: UPC++'s
+#                             macro probe, gasnet_fwd.h alone, gasnet.h alone
+#                             (tools API, system calls, the attach hook),
+#                             Realm's prologue (headers_test.sh, headers/)
 # Each installs what it needs into a temporary directory of the build tree
 # and removes it; expect.sh checks that no process of the runs survives.
 gex_add_driver_test(clients_cmake_findgasnet LABELS "clients;install" TIMEOUT 240
@@ -18,6 +22,10 @@ gex_add_driver_test(clients_cmake_findgasnet LABELS "clients;install" TIMEOUT 24
 gex_add_driver_test(clients_builddir LABELS "clients;install" TIMEOUT 240
   COMMAND ${GEX_BASH} ${GEX_EXPECT} --status 0 --within 230 --grep "^builddir_test: ok$"
           -- ${GEX_BASH} ${CMAKE_CURRENT_LIST_DIR}/builddir_test.sh ${CMAKE_BINARY_DIR} @TOKEN@)
+gex_add_driver_test(clients_headers LABELS "clients;header" TIMEOUT 240
+  COMMAND ${GEX_BASH} ${GEX_EXPECT} --status 0 --within 230 --grep "^headers_test: ok$"
+          -- ${GEX_BASH} ${CMAKE_CURRENT_LIST_DIR}/headers_test.sh ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}
+             @TOKEN@)
 gex_add_driver_test(clients_segsize LABELS clients TIMEOUT 120
   COMMAND ${GEX_BASH} ${GEX_EXPECT} --status 0 --within 110 --skip-status 77
           --grep "^segsize_test: ok$"
