@@ -8,7 +8,8 @@
 # stage through cmake/gasnet_fragments_main.cmake.
 #
 # gex_gasnet_write_fragments(KIND install PREFIX <p> [DESTDIR <d>])
-#   under <d><p>: include/<c>-conduit/<c>-{seq,par}.mak and conduit.mak,
+#   under <d><p>: include/<c>-conduit/<c>-{seq,par}.mak (nothing else named
+#   *.mak there: Realm's FindGASNet.cmake parses every name as <c>-<mode>),
 #   include/gasnet_config.h, lib/pkgconfig/gasnet-<c>-{seq,par}.pc, and, for
 #   the tools libraries that exist, include/gasnet_tools-<m>.mak and
 #   lib/pkgconfig/gasnet_tools-<m>.pc.  The files are added to the install
@@ -24,8 +25,9 @@
 # A GASNet build directory holds: Makefile (TOP_SRCDIR, CONDUITS, ...;
 # targets all, install, clean, echovar, the tools fragments and libraries),
 # gasnet_config.h, config.status, other/gasnet_portable_platform.h,
-# gasnet_tools-{seq,par}.mak and <c>-conduit/{Makefile,<c>-{seq,par}.mak,
-# conduit.mak}.  docs/installed-layout.md describes them.
+# gasnet_tools-{seq,par}.mak, <c>-conduit/{Makefile,<c>-{seq,par}.mak}, and
+# the spawner scripts <c>-conduit/contrib/gasnetrun_<c> and bin/gasnetrun_<c>.
+# docs/installed-layout.md describes them.
 #
 # A file whose content is unchanged is not rewritten (make compares the
 # times of included fragments).  All paths in the files are absolute.
@@ -172,9 +174,18 @@ function(gex_gasnet_write_fragments)
     set(cdir "${conduit_root}/${CONDUIT}-conduit")
     file(MAKE_DIRECTORY "${cdir}")
     set(INCLUDES "${BASE_INCLUDES} -I${INCDIR}/${CONDUIT}-conduit")
-    gexf_write(conduit.mak.in "${cdir}/conduit.mak")
     if(NOT KIND STREQUAL "install")
       gexf_write(builddir-conduit.Makefile.in "${cdir}/Makefile")
+      # The spawner where a GASNet build directory has it (the conduit's
+      # contrib/) and where its install puts it (bin/): UPC++'s upcxx-run
+      # looks in both.  Each forwards to the libgex one.
+      foreach(spawner_dir "${cdir}/contrib" "${OUT}/bin")
+        file(MAKE_DIRECTORY "${spawner_dir}")
+        gexf_write_text("${spawner_dir}/gasnetrun_${CONDUIT}"
+          "#!/bin/sh\n# gasnetrun_${CONDUIT} of a GASNet build directory for libgex: runs\n# ${BINPATH}/gasnetrun_${CONDUIT} (docs/gexrun.md).  Generated; do not edit.\nexec '${BINPATH}/gasnetrun_${CONDUIT}' \"$@\"\n")
+        file(CHMOD "${spawner_dir}/gasnetrun_${CONDUIT}" PERMISSIONS OWNER_READ OWNER_WRITE
+             OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+      endforeach()
     endif()
     foreach(MODE IN LISTS GEXF_MODES)
       string(TOUPPER "${MODE}" MODE_UC)

@@ -6,7 +6,7 @@
 # describes the result:
 #
 #   lib/libgasnet-<conduit>-<mode>.{a,so}      libgex under the reference's names
-#   include/<conduit>-conduit/<conduit>-<mode>.mak, conduit.mak
+#   include/<conduit>-conduit/<conduit>-<mode>.mak (the only *.mak there)
 #   lib/pkgconfig/gasnet-<conduit>-<mode>.pc
 #   include/gasnet_tools-<mode>.mak, lib/pkgconfig/gasnet_tools-<mode>.pc
 #                                              (when the tools libraries exist)

@@ -13,8 +13,11 @@
 #      conduit: the variables UPC++ reads are defined, a client builds with
 #      them and runs from the build tree (gasnetrun_ofi -n 2, and the smp
 #      client alone with GASNET_PSHM_NODES=2);
-#   6. make -C DIR all, then make -C DIR install prefix=P and the layout of P;
-#   7. make -C DIR clean removes nothing.
+#   6. UPC++'s upcxx-run, with GASNET_PREFIX=DIR, looks for the spawner
+#      gasnetrun_<conduit> in DIR/bin, then DIR/<conduit>-conduit/contrib:
+#      both must hold a working one (a job runs through each);
+#   7. make -C DIR all, then make -C DIR install prefix=P and the layout of P;
+#   8. make -C DIR clean removes nothing.
 #
 # usage: builddir_test.sh <build dir> <token>
 set -u
@@ -151,7 +154,16 @@ run 2 env GASNET_PSHM_NODES=2 GASNET_SPAWN_VERBOSE=1 "$work/client-smp-seq" "$to
 grep -q "^libgex: GASNET_PSHM_NODES=2: running $(readlink -f "$build/bin/gexrun") -n 2 " "$work/run.out" ||
   fail "the smp client of the build tree did not run the build tree's gexrun"
 
-# ---- 6. make all, make install prefix=P ----
+# ---- 6. the spawner where upcxx-run looks for it ----
+for c in $CONDUITS; do
+  for sdir in "$dir/bin" "$dir/$c-conduit/contrib"; do
+    [ -x "$sdir/gasnetrun_$c" ] || fail "no executable gasnetrun_$c in $sdir (upcxx-run looks there)"
+  done
+done
+run 2 "$dir/bin/gasnetrun_ofi" -n 2 "$work/client-ofi-par" "$token"
+run 2 "$dir/ofi-conduit/contrib/gasnetrun_ofi" -n 2 "$work/clientxx-ofi-par" "$token"
+
+# ---- 7. make all, make install prefix=P ----
 step "make -C DIR all"
 mk -C "$dir" all >"$work/all.log" 2>&1 || { cat "$work/all.log"; fail "make -C DIR all"; }
 prefix=$work/P
@@ -172,7 +184,7 @@ done
 [ -f "$prefix/include/gasnet_config.h" ] || fail "no $prefix/include/gasnet_config.h"
 step "installed: $(cd "$prefix" && ls -d include/*-conduit/*-*.mak bin/gasnetrun_* | tr '\n' ' ')"
 
-# ---- 7. make clean ----
+# ---- 8. make clean ----
 mk -C "$dir" clean >/dev/null || fail "make -C DIR clean"
 [ -f "$build/libgasnet-ofi-par.so" ] || fail "make -C DIR clean removed the libraries"
 step "ok"

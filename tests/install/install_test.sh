@@ -41,8 +41,17 @@ for c in ofi smp; do
     grep -q "^GASNET_INCLUDES = -I$prefix/include -I$prefix/include/$c-conduit\$" \
       "$prefix/include/$c-conduit/$c-$m.mak" || fail "$c-$m.mak: GASNET_INCLUDES is not for $prefix"
   done
-  grep -qx 'GASNET_LD_REQUIRES_MPI = 0' "$prefix/include/$c-conduit/conduit.mak" ||
-    fail "$c-conduit/conduit.mak: no GASNET_LD_REQUIRES_MPI = 0"
+  for m in seq par; do
+    grep -qx 'GASNET_LD_REQUIRES_MPI = 0' "$prefix/include/$c-conduit/$c-$m.mak" ||
+      fail "$c-$m.mak: no GASNET_LD_REQUIRES_MPI = 0"
+  done
+  # Realm's FindGASNet.cmake reads every *.mak here as <conduit>-<mode>.mak
+  for f in "$prefix/include/$c-conduit/"*.mak; do
+    case "${f##*/}" in
+      "$c-seq.mak" | "$c-par.mak") ;;
+      *) fail "$f: a *.mak in a conduit directory other than $c-{seq,par}.mak" ;;
+    esac
+  done
   [ -f "$prefix/include/$c-conduit/gex_conduit.h" ] || fail "missing $c-conduit/gex_conduit.h"
   [ -x "$prefix/bin/gasnetrun_$c" ] || fail "missing bin/gasnetrun_$c"
 done

@@ -4,9 +4,9 @@
 #
 #   - GASNET_ROOT (CMake or environment variable): the install prefix, which
 #     must have include/gasnet.h;
-#   - every fragment include/<conduit>-conduit/<conduit>-{seq,par}.mak
-#     (a glob) is a candidate; GASNet_CONDUIT and GASNet_THREADING pick one
-#     (defaults: the only conduit, par);
+#   - every file include/*-conduit/*.mak (a glob) must be named
+#     <conduit>-<mode>.mak and is a candidate; GASNet_CONDUIT and
+#     GASNet_THREADING pick one (defaults: the only conduit, par);
 #   - the settings are read by running make on a small makefile that
 #     includes the fragment and prints GASNET_CC, GASNET_CPPFLAGS,
 #     GASNET_CFLAGS, GASNET_LDFLAGS, GASNET_LIBS and GASNET_LD_REQUIRES_MPI;
@@ -26,12 +26,21 @@ find_path(GASNet_INCLUDE_DIR gasnet.h HINTS "${GASNET_ROOT}/include" NO_DEFAULT_
 set(GASNet_CONDUITS "")
 set(_gasnet_fragments "")
 if(GASNet_INCLUDE_DIR)
-  file(GLOB _gasnet_fragments "${GASNet_INCLUDE_DIR}/*-conduit/*-seq.mak"
-                              "${GASNet_INCLUDE_DIR}/*-conduit/*-par.mak")
+  # Every *.mak of a conduit directory, each name read as <conduit>-<mode>
+  # (Legion/Realm's FindGASNet.cmake does this, and stops at a name that
+  # is not of that form).
+  file(GLOB _gasnet_fragments "${GASNet_INCLUDE_DIR}/*-conduit/*.mak")
   foreach(f IN LISTS _gasnet_fragments)
-    if(f MATCHES "/([a-z0-9]+)-conduit/([a-z0-9]+)-(seq|par)\\.mak$" AND CMAKE_MATCH_1 STREQUAL CMAKE_MATCH_2)
-      list(APPEND GASNet_CONDUITS ${CMAKE_MATCH_1})
+    get_filename_component(_name "${f}" NAME_WE)
+    if(NOT _name MATCHES "^([^-]+)-([^-]+)$")
+      message(FATAL_ERROR "FindGASNet: ${f}: not named <conduit>-<mode>.mak")
     endif()
+    set(_conduit "${CMAKE_MATCH_1}")
+    set(_mode "${CMAKE_MATCH_2}")
+    if(NOT _mode MATCHES "^(seq|par|parsync)$")
+      message(FATAL_ERROR "FindGASNet: ${f}: '${_mode}' is not a thread mode")
+    endif()
+    list(APPEND GASNet_CONDUITS ${_conduit})
   endforeach()
   list(REMOVE_DUPLICATES GASNet_CONDUITS)
 endif()
