@@ -15,6 +15,8 @@
  *     from a created one), and every owner checks every byte;
  *   - every rank reads back a region written by another rank (Get forms);
  *   - a VIS vector Put lands where it should;
+ *   - an AM Long Request through the pair lands its payload in the
+ *     target's segment of that index (as Legion/Realm sends them);
  *   - an AM through a pair reaches the target's handler;
  *   - gex_TM_TranslateRankToEP names the pair's index;
  *   - past GASNET_MAXEPS, gex_EP_Create answers GASNET_ERR_RESOURCE.
@@ -28,7 +30,7 @@ enum { NEP = 3, SLOT = 3 * 4096 + 64 };
 static gex_EP_t ep[NEP + 2];         /* [k]: endpoint of index k (k >= 1) */
 static void *mem[NEP + 2];           /* its segment's memory */
 static uintptr_t len[NEP + 2];       /* ... and length */
-static _Atomic int am_hits;
+static _Atomic int am_hits, long_hits;
 
 /* The segment length of index k at rank r: distinct per rank and index. */
 static uintptr_t seg_len(gex_Rank_t n, gex_Rank_t r, unsigned k) {
@@ -47,8 +49,39 @@ static void am_hit(gex_Token_t t, gex_AM_Arg_t a0) {
          (unsigned)info.gex_srcrank);
   atomic_fetch_add(&am_hits, 1);
 }
+static void *peer_addr(gex_TM_t pair, gex_Rank_t r) {
+  void *owner = NULL;
+  gex_Event_Wait(gex_EP_QueryBoundSegmentNB(pair, r, &owner, NULL, NULL, 0));
+  return owner;
+}
+
+/* Where writer w's AM Long payload lands in a segment of index k. */
+enum { LONG_OFF = SLOT - 200, LONG_LEN = 100 };
+
+static void am_long(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t k, gex_AM_Arg_t w) {
+  gex_Token_Info_t info;
+  gex_Token_Info(t, &info, GEX_TI_SRCRANK);
+  CHECK((gex_Rank_t)w == info.gex_srcrank && k >= 1 && k <= NEP);
+  CHECKF(buf == (unsigned char *)mem[k] + region((gex_Rank_t)w) + LONG_OFF,
+         "AM Long from rank %d to index %d: payload at %p", (int)w, (int)k, buf);
+  CHECK(nbytes == LONG_LEN);
+  CHECK_PATTERN(buf, LONG_LEN, seed((gex_Rank_t)w, T.rank, (unsigned)k, 20));
+  atomic_fetch_add(&long_hits, 1);
+}
+
 static gex_AM_Entry_t handlers[] = {
-    {0, (gex_AM_Fn_t)am_hit, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "am_hit"}};
+    {0, (gex_AM_Fn_t)am_hit, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "am_hit"},
+    {0, (gex_AM_Fn_t)am_long, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 2, NULL, "am_long"}};
+
+/* An AM Long Request to my right neighbour's endpoint k, through the pair. */
+static void am_long_send(unsigned k, gex_TM_t pair) {
+  gex_Rank_t r = (T.rank + 1) % T.size;
+  unsigned char src[LONG_LEN];
+  test_fill(src, sizeof src, seed(T.rank, r, k, 20));
+  void *dest = (unsigned char *)peer_addr(pair, r) + region(T.rank) + LONG_OFF;
+  CHECK(gex_AM_RequestLong2(pair, r, handlers[1].gex_index, src, sizeof src, dest, GEX_EVENT_NOW,
+                            0, (gex_AM_Arg_t)k, (gex_AM_Arg_t)T.rank) == 0);
+}
 
 static void make_endpoint(unsigned k) {
   gex_EP_t e = GEX_EP_INVALID;
@@ -96,12 +129,6 @@ static void check_queries(unsigned k, gex_TM_t pair) {
     gex_EP_Location_t loc = gex_TM_TranslateRankToEP(pair, r, 0);
     CHECK(loc.gex_rank == r && loc.gex_ep_index == k);
   }
-}
-
-static void *peer_addr(gex_TM_t pair, gex_Rank_t r) {
-  void *owner = NULL;
-  gex_Event_Wait(gex_EP_QueryBoundSegmentNB(pair, r, &owner, NULL, NULL, 0));
-  return owner;
 }
 
 /* Rank me writes three parts of its region of every peer's segment k: 8
@@ -185,7 +212,7 @@ static void check_vis(unsigned k) {
 }
 
 int main(int argc, char **argv) {
-  test_init(&argc, &argv, "t_ep_multi", 65536, handlers, 1);
+  test_init(&argc, &argv, "t_ep_multi", 65536, handlers, 2);
   CHECK(gex_EP_QueryIndex(T.ep) == 0);
   for (unsigned k = 1; k <= NEP; k++) make_endpoint(k);
   CHECK(gex_EP_PublishBoundSegment(T.tm, &ep[1], NEP, 0) == GASNET_OK);
@@ -206,6 +233,8 @@ int main(int argc, char **argv) {
     CHECK(gex_TM_QueryEP(from) == (k == 2 ? ep[1] : T.ep));
     put_all(k, from);
     vis_put(k, pair);
+    am_long_send(k, pair);
+    GASNET_BLOCKUNTIL(atomic_load(&long_hits) == (int)k);
     test_barrier();
     check_mine(k);
     check_vis(k);

@@ -34,7 +34,10 @@ struct gexi_am_hdr {
   gex_AM_Index_t handler;
   gex_Rank_t src; /* jobrank of the sender */
   uint32_t nbytes;
-  uint32_t reserved;
+  /* Long: the index of the target's endpoint whose bound segment holds
+   * dest.  Non-zero: the sender has already placed the payload there
+   * through a TM-pair (am_send.c), and transports move no payload. */
+  uint32_t ep_index;
   uint64_t dest; /* Long: destination in the target's address space */
   gex_AM_Arg_t args[GEXI_AM_MAX_ARGS];
 };

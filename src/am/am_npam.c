@@ -200,6 +200,7 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
   h->handler = handler;
   h->src = gexi_ctx.rank;
   h->nbytes = (uint32_t)nbytes;
+  h->ep_index = 0; /* (the primordial endpoint's segment: see am.h) */
   h->dest = (uint64_t)(uintptr_t)dest;
   memcpy(h->args, args, nargs * sizeof(gex_AM_Arg_t));
   gex_Event_t *lc = sd->lc_opt;

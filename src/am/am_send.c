@@ -20,6 +20,7 @@ static inline void set_hdr(struct gexi_am_hdr *h, int category, int is_req,
   h->src = gexi_ctx.rank;
   h->nbytes = (uint32_t)nbytes;
   h->dest = (uint64_t)(uintptr_t)dest;
+  if (category == GEXI_AM_LONG) h->ep_index = 0; /* (a queue slot may hold an old value) */
   for (unsigned i = 0; i < nargs; i++) h->args[i] = args[i];
 }
 
@@ -234,9 +235,52 @@ int gexi_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *s
   return rc;
 }
 
+/* A Long Request through a TM-pair to endpoint k > 0 (Legion/Realm sends
+ * them to the endpoint whose segment holds the destination): the payload
+ * is placed first by an RMA Put through the pair (rma/rma_ep.c: complete at
+ * the target on return, or the inline copy where the segment is mapped),
+ * then the message goes with ep_index = k and no payload, and the target
+ * checks the range against its own segment of that endpoint (am_check.c).
+ * IMMEDIATE is honoured only for the message: the Put does not fail. */
+gex_Event_t gexi_rma_ep_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                            size_t nbytes, gex_Event_t *lc_opt, int mode);
+__attribute__((noinline)) static int request_long_ep(gex_TM_t tm, gex_Rank_t rank,
+                                                     gex_AM_Index_t handler, const void *src,
+                                                     size_t nbytes, void *dest,
+                                                     gex_Flags_t flags, unsigned int nargs,
+                                                     const gex_AM_Arg_t *args) {
+  const gexi_Peer_t *p = gexi_peer_checked("gex_AM_RequestLong", tm, rank, dest, nbytes);
+  if (nbytes && p->local)
+    memcpy((char *)dest + p->delta, src, nbytes);
+  else
+    gexi_rma_ep_put(tm, rank, dest, src, nbytes, GEX_EVENT_NOW, GEXI_MODE_BLOCKING);
+  struct gexi_am_hdr h;
+  set_hdr(&h, GEXI_AM_LONG, 1, handler, nargs, args, nbytes, dest);
+  h.ep_index = gexi_tm(tm)->remote_index;
+  gex_Rank_t j = p->jobrank;
+  if (j == gexi_ctx.rank && handler >= GEX_AM_INDEX_BASE) {
+    gexi_am_deliver(&h, NULL);
+    return 0;
+  }
+  gex_Rank_t li = gexi_ctx.local_index[j];
+  if (li == GEX_RANK_INVALID) return gexi_ctx.net->am_send(j, &h, NULL, flags);
+  uint64_t pos;
+  struct gexi_amq_slot *s = gexi_shm_am_reserve(li, 1, flags, &pos);
+  if (!s) return 1;
+  s->hdr = h;
+  gexi_shm_am_finish(li, s, pos, GEXI_AM_LONG, NULL, 0); /* (the payload is there) */
+  return 0;
+}
+
 int gexi_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src,
                         size_t nbytes, void *dest, gex_Event_t *lc_opt, gex_Flags_t flags,
                         unsigned int nargs, const gex_AM_Arg_t *args) {
+  if (GEXI_UNLIKELY(tm != GEX_TM_INVALID && gexi_tm(tm)->remote_index)) {
+    check_payload("gex_AM_RequestLong", src, nbytes, GEXI_AM_MAX_LONG, flags);
+    int rc = request_long_ep(tm, rank, handler, src, nbytes, dest, flags, nargs, args);
+    if (!rc) am_local_completion("gex_AM_RequestLong", lc_opt, 1);
+    return rc;
+  }
   gex_Rank_t j = request_target("gex_AM_RequestLong", tm, rank);
   check_payload("gex_AM_RequestLong", src, nbytes, GEXI_AM_MAX_LONG, flags);
   check_long_dest("gex_AM_RequestLong", j, dest, nbytes);

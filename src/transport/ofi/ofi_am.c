@@ -256,7 +256,8 @@ __attribute__((noinline)) static int am_send_general(gex_Rank_t j, const struct 
   int ch = h->is_req ? 0 : 1;
   int what = h->is_req ? GEXI_POLL_ALL : GEXI_POLL_REPLIES;
   int is_long = h->category == GEXI_AM_LONG;
-  int packed = is_long && h->nbytes <= OFI_LONG_PACK_MAX;
+  int placed = is_long && h->ep_index != 0; /* the payload is at the target already */
+  int packed = is_long && !placed && h->nbytes <= OFI_LONG_PACK_MAX;
   size_t body = (h->category == GEXI_AM_MEDIUM || packed) ? h->nbytes : 0;
   size_t hl = OFI_WIRE_HDR_LEN(h->nargs);
   size_t len = OFI_ROUND8(hl + body);
@@ -287,7 +288,7 @@ __attribute__((noinline)) static int am_send_general(gex_Rank_t j, const struct 
    * overtake it (send-after-write order, or wait for delivery). */
   struct ofi_op wop;
   int wrote = 0;
-  if (is_long && !packed && h->nbytes) {
+  if (is_long && !packed && !placed && h->nbytes) {
     wop = (struct ofi_op){.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
     if (o->order_saw) {
       struct fid_mr *tmp = NULL;
@@ -349,7 +350,7 @@ int gexi_ofi_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payl
   uint64_t stack[OFI_STACK_WIRE / 8];
   struct ofi_wire *w = (struct ofi_wire *)(void *)stack;
   memcpy(&w->h, h, offsetof(struct gexi_am_hdr, args)); /* fixed part */
-  w->h.reserved = 0;
+  w->h.ep_index = 0;
   unsigned n = h->nargs;
   for (unsigned i = 0; i < n; i++) w->h.args[i] = h->args[i];
   if (n & 1) w->h.args[n] = 0; /* up to the 8-byte boundary */
@@ -431,7 +432,7 @@ __attribute__((noinline)) static int am_short_inject(int ch, gex_Rank_t j, gex_A
   w->h.handler = handler;
   w->h.src = o->self;
   w->h.nbytes = 0;
-  w->h.reserved = 0;
+  w->h.ep_index = 0;
   w->h.dest = 0;
   /* A plain loop: the empty asm keeps the compiler from making it a call
    * of memcpy, whose presence alone costs the function six saved registers. */

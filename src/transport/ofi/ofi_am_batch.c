@@ -189,7 +189,7 @@ static inline int short_record(struct gexi_ofi *o, struct ofi_batch *b, int ch,
   h->handler = handler;
   h->src = o->self;
   h->nbytes = 0;
-  h->reserved = 0;
+  h->ep_index = 0;
   h->dest = 0;
   /* A plain loop (the empty asm keeps it from becoming a call of memcpy or
    * vector code for the few arguments a Short has). */
