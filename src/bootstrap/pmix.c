@@ -23,6 +23,14 @@
  *             deliver a client's namespace-range event to its peers (and
  *             was seen to hang afterwards), so it is not relied upon.
  *
+ * launcher  the launcher's daemon that started this process (mpirun itself
+ *             for the ranks on its host, orted/prted or slurmstepd
+ *             elsewhere) is its parent and holds the PMIx server.  A thread
+ *             waits for the parent's end (a pidfd; where the kernel has
+ *             none, a check of getppid() four times a second) and ends the
+ *             rank with one line: a killed mpirun would otherwise leave
+ *             ranks waiting for ever, since nothing else tells them.
+ *
  * Fences are bounded by GEX_BOOTSTRAP_TIMEOUT seconds (default 60): a rank
  * that never arrives (it was not started as a libgex program, or it hangs
  * before gex_Client_Init) ends the job with one line instead of a hang.
@@ -30,9 +38,14 @@
  * Without PMIx at build time (GEXI_HAVE_PMIX unset) this file provides a
  * stub that refuses to run under a PMIx launcher (see bootstrap.c).
  */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
@@ -53,6 +66,7 @@ struct pmix_boot {
   pmix_proc_t all; /* the whole namespace (PMIX_RANK_WILDCARD) */
   int timeout;     /* seconds per fence; 0: none */
   unsigned long seq;
+  pid_t parent;    /* the launcher's daemon (watch_parent) */
 };
 
 /* Print "libgex: rank R: <msg>" as one line.  gexi_fatal cannot be used
@@ -235,6 +249,50 @@ static int bootstrap_timeout(void) {
   return (int)gexi_env_count("GEX_BOOTSTRAP_TIMEOUT", GEXI_PMIX_DEFAULT_TIMEOUT, 0, 1000000);
 }
 
+/* The launcher's end: see "launcher" at the top.  'parent' is read once,
+ * before the thread starts. */
+static void *parent_watch(void *arg) {
+  struct pmix_boot *p = arg;
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals belong to the client's threads */
+  int fd = -1;
+#ifdef SYS_pidfd_open
+  fd = (int)syscall(SYS_pidfd_open, p->parent, 0);
+#endif
+  while (getppid() == p->parent) {
+    struct pollfd pfd = {fd, POLLIN, 0};
+    /* fd < 0: poll() only sleeps (a negative fd is ignored) */
+    if (poll(&pfd, 1, fd >= 0 ? -1 : 250) < 0 && errno != EINTR) break;
+    if (fd >= 0 && (pfd.revents & (POLLIN | POLLHUP))) break;
+  }
+  char buf[256];
+  int n = snprintf(buf, sizeof buf,
+                   "libgex: rank %u: the launcher (process %ld, the PMIx server) is gone; "
+                   "ending\n",
+                   (unsigned)p->pub.rank, (long)p->parent);
+  fflush(stdout);
+  ssize_t w = write(STDERR_FILENO, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
+  (void)w;
+  gexi_end_process(1);
+  return NULL;
+}
+
+static void watch_parent(struct pmix_boot *p) {
+  p->parent = getppid();
+  if (p->parent == 1) pmix_die(p, "bootstrap: the launcher that started this process is gone",
+                               PMIX_ERR_UNREACH);
+  pthread_t t;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 64 * 1024);
+  int rc = pthread_create(&t, &attr, parent_watch, p);
+  pthread_attr_destroy(&attr);
+  if (rc) pmix_die(p, "bootstrap: cannot start the thread that watches the launcher",
+                   PMIX_ERR_OUT_OF_RESOURCE);
+}
+
 gexi_bootstrap_t *gexi_bootstrap_pmix_start(void) {
   struct pmix_boot *p = calloc(1, sizeof *p);
   if (!p) abort();
@@ -258,6 +316,7 @@ gexi_bootstrap_t *gexi_bootstrap_pmix_start(void) {
   p->pub.impl = p;
   p->timeout = bootstrap_timeout();
   PMIX_LOAD_PROCID(&p->all, p->me.nspace, PMIX_RANK_WILDCARD);
+  watch_parent(p);
 
   pmix_value_t *v = NULL;
   rc = PMIx_Get(&p->all, PMIX_JOB_SIZE, NULL, 0, &v);

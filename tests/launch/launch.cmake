@@ -30,4 +30,7 @@ if(GEX_HAVE_PMIX)
     COMMAND ${_gex_mpirun} timeout 2 $<TARGET_FILE:t_queries>)
   gex_add_driver_test(pmix_fault_kill_rank_n4 LABELS "pmix;fault;n4" TIMEOUT 90
     COMMAND ${_gex_mpirun} kill 4 $<TARGET_FILE:fault_prog>)
+  # mpirun itself killed: the ranks notice their launcher is gone and end.
+  gex_add_driver_test(pmix_fault_kill_launcher_n4 LABELS "pmix;fault;n4" TIMEOUT 90
+    COMMAND ${_gex_mpirun} killlauncher 4 $<TARGET_FILE:fault_prog>)
 endif()

@@ -8,6 +8,10 @@
 #        mpirun.sh kill   <np> <fault_prog>       kill -9 rank 1 of a running
 #                                                 job: mpirun must end within
 #                                                 10 s with a non-zero status
+#        mpirun.sh killlauncher <np> <fault_prog> kill -9 mpirun itself while
+#                                                 every rank waits: every rank
+#                                                 must end within 10 s, each
+#                                                 saying the launcher is gone
 #        mpirun.sh timeout <np> <prog>            <np> ranks of <prog> and one
 #                                                 process that never joins: the
 #                                                 bootstrap fence times out
@@ -73,8 +77,8 @@ case "$mode" in
     check_session $?
     exit
     ;;
-  kill) ;;
-  *) echo "usage: mpirun.sh pass|status|kill|timeout ..." >&2; rm -rf "$session"; exit 2 ;;
+  kill | killlauncher) ;;
+  *) echo "usage: mpirun.sh pass|status|kill|killlauncher|timeout ..." >&2; rm -rf "$session"; exit 2 ;;
 esac
 
 # ---- kill: a rank dies by SIGKILL; mpirun must end the job ---------------------------
@@ -86,6 +90,57 @@ trap 'rm -f "$out"' EXIT
 fail=0
 problem() { echo "mpirun.sh: FAILED: $*"; fail=1; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# ---- killlauncher: mpirun dies by SIGKILL; every rank must end by itself --------------
+if [ "$mode" = killlauncher ]; then
+  # The ranks' standard error goes to a file of their own: mpirun forwards
+  # what they print, and it is gone when they report its end.
+  errf=$(mktemp "${TMPDIR:-/tmp}/gex_mpirun_err.XXXXXX")
+  trap 'rm -f "$out" "$errf"' EXIT
+  GEX_TEST_ERRF=$errf "${launch[@]}" -x GEX_TEST_ERRF -np "$np" \
+    bash -c 'exec "$0" "$@" 2>>"$GEX_TEST_ERRF"' "$prog" kill_gexrun "$token" >"$out" 2>&1 &
+  mpid=$!
+  pids=
+  for _ in $(seq 1 300); do
+    pids=$(sed -n 's/^RANKPID [0-9]* \([0-9][0-9]*\)$/\1/p' "$out" | sort -u | tr '\n' ' ')
+    [ "$(echo $pids | wc -w)" = "$np" ] && break
+    kill -0 "$mpid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ "$(echo $pids | wc -w)" != "$np" ]; then
+    problem "not every rank printed its pid (got: $pids)"
+    kill -9 "$mpid" $pids 2>/dev/null
+  else
+    sleep 0.5 # every rank is in its wait
+    t_kill=$(now_ms)
+    kill -9 "$mpid"
+    while :; do
+      alive=
+      for p in $pids; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+      [ -z "$alive" ] && break
+      if [ $(($(now_ms) - t_kill)) -gt $((END_BOUND * 1000)) ]; then
+        problem "ranks$alive still running ${END_BOUND} s after mpirun was killed"
+        kill -9 $alive 2>/dev/null
+        break
+      fi
+      sleep 0.05
+    done
+    echo "---- mpirun.sh: every rank ended $(($(now_ms) - t_kill)) ms after mpirun was killed"
+  fi
+  wait "$mpid" 2>/dev/null
+  cat "$out" "$errf"
+  said=$(grep -c '^libgex: rank [0-9]*: the launcher (process [0-9]*, the PMIx server) is gone; ending$' "$errf")
+  [ "$said" = "$np" ] || problem "$said of $np ranks said that the launcher is gone"
+  grep -q '^NOT ENDED' "$out" && problem "a rank was not ended by the fault"
+  # mpirun's own session directory stays behind (it was killed); it is
+  # Open MPI's, not the job's, so it is removed without counting it.
+  rm -rf "$session"
+  if [ "$fail" = 0 ]; then
+    echo "mpirun.sh: ok"
+    exit 0
+  fi
+  exit 1
+fi
 
 "${launch[@]}" -np "$np" "$prog" kill_rank "$token" >"$out" 2>&1 &
 mpid=$!
