@@ -51,6 +51,15 @@ endforeach()
 foreach(t IN LISTS GEX_NET_SUITE)
   gex_add_net_run(default ${t} 2 GEX_SUPERNODE_MAXSIZE=1)
 endforeach()
+# The reference's GASNET_SUPERNODE_MAXSIZE=1 sends every peer through the
+# network as GEX_SUPERNODE_MAXSIZE=1 does (the provider line shows it was used).
+add_test(NAME net_gasnetsn_t_rma_n2
+  COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN}
+          --grep "^libgex: network provider "
+          -- env GASNET_SUPERNODE_MAXSIZE=1 GEX_OFI_VERBOSE=1 $<TARGET_FILE:gexrun> -n 2
+             $<TARGET_FILE:t_rma> @TOKEN@)
+set_tests_properties(net_gasnetsn_t_rma_n2 PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+  LABELS "net;net_default;n2" ENVIRONMENT "${_gex_env};GEX_TEST_EXPECT_RANKS=2" SKIP_RETURN_CODE 77)
 # libfabric is loaded once a peer is reached through the network (t_fabric_lazy).
 gex_add_net_run(tcp t_fabric_lazy 2 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
 gex_add_net_run(mix t_fabric_lazy 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})

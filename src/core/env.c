@@ -109,7 +109,11 @@ static int env_no_catch_sigint(void) {
 
 void gexi_env_load(void) {
   struct gexi_env *e = &gexi_ctx.env;
-  e->supernode_maxsize = (uint32_t)gexi_env_count("GEX_SUPERNODE_MAXSIZE", 0, 0, UINT32_MAX);
+  /* The reference's name too (runtimes and benchmarks set it to force the
+   * network path on one host); libgex's own wins when both are set. */
+  const char *sn = gexi_env_string("GEX_SUPERNODE_MAXSIZE") ? "GEX_SUPERNODE_MAXSIZE"
+                                                           : "GASNET_SUPERNODE_MAXSIZE";
+  e->supernode_maxsize = (uint32_t)gexi_env_count(sn, 0, 0, UINT32_MAX);
   e->ofi_provider = gexi_env_string("GEX_OFI_PROVIDER");
   e->ofi_domain = gexi_env_string("GEX_OFI_DOMAIN");
   e->ofi_am_credit = gexi_env_size("GEX_OFI_AM_CREDIT", 0, 0, (uint64_t)1 << 40);
