@@ -19,7 +19,9 @@
 # build directory (build/gasnet/, see there) and is run again by the
 # gasnet-tests stage for its own prefix.
 
-set(GEX_GASNET_CONDUITS ofi smp)
+# Listed as the reference lists its conduits, smp first: UPC++'s configure
+# takes the last one of its build directory's CONDUITS as its default network.
+set(GEX_GASNET_CONDUITS smp ofi)
 set(GEX_GASNET_MODES seq par)
 
 # ---- the libraries under the reference's names --------------------------------

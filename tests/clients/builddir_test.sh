@@ -58,6 +58,8 @@ for c in $CONDUITS; do
 done
 case " $CONDUITS " in *" ofi "*) ;; *) fail "no ofi in CONDUITS" ;; esac
 case " $CONDUITS " in *" smp "*) ;; *) fail "no smp in CONDUITS" ;; esac
+# UPC++ makes the last conduit listed its default network: the network one.
+[ "${CONDUITS##* }" = ofi ] || fail "CONDUITS=\"$CONDUITS\" does not end with ofi (UPC++'s default network)"
 [ "$(define GASNETI_CONDUITS)" = "\"$CONDUITS\"" ] || fail "GASNETI_CONDUITS disagrees with CONDUITS"
 
 # ---- 3. TOP_SRCDIR and the compilers' families ----
