@@ -49,7 +49,8 @@ done
 
 out=$(mktemp "${TMPDIR:-/tmp}/gex_expect.XXXXXX")
 trap 'rm -f "$out"' EXIT
-shm_before=$(ls -A /dev/shm 2>/dev/null | sort)
+. "$(dirname "${BASH_SOURCE[0]}")/shm_names.sh"
+shm_before=$(gex_shm_list)
 
 t0=$(date +%s%N)
 timeout -k 5 "$within" "${cmd[@]}" >"$out" 2>&1
@@ -105,14 +106,9 @@ if [ -n "$survivors" ]; then
   kill -9 $survivors 2>/dev/null
 fi
 
-# /dev/shm must not gain entries (libgex maps memfd memory only).
-shm_new=
-for _ in $(seq 1 50); do
-  shm_after=$(ls -A /dev/shm 2>/dev/null | sort)
-  shm_new=$(comm -13 <(echo "$shm_before") <(echo "$shm_after"))
-  [ -z "$shm_new" ] && break
-  sleep 0.1
-done
+# /dev/shm must not gain entries of the job's (libgex maps memfd memory
+# only; the shm provider's objects are removed: shm_names.sh).
+shm_new=$(gex_shm_new "$shm_before")
 [ -z "$shm_new" ] || problem "new entries in /dev/shm: $shm_new"
 
 if [ "$fail" = 0 ]; then

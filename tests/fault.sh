@@ -27,7 +27,8 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # exit() without gasnet_exit ends the job like gasnet_exit unless
 # GASNET_CATCH_EXIT=0; with it, exit(3) is a failure of the rank.
 [ "$mode" = exit_noexit ] && export GASNET_CATCH_EXIT=0
-shm_before=$(ls -A /dev/shm 2>/dev/null | sort)
+. "$(dirname "${BASH_SOURCE[0]}")/shm_names.sh"
+shm_before=$(gex_shm_list)
 t_start=$(now_ms)
 "$gexrun" -n "$n" "$prog" "$mode" "$token" >"$out" 2>&1 &
 gpid=$!
@@ -151,12 +152,7 @@ if [ -n "$victim" ]; then
   done
 fi
 
-shm_new=
-for _ in $(seq 1 50); do
-  shm_new=$(comm -13 <(echo "$shm_before") <(ls -A /dev/shm 2>/dev/null | sort))
-  [ -z "$shm_new" ] && break
-  sleep 0.1
-done
+shm_new=$(gex_shm_new "$shm_before")
 [ -z "$shm_new" ] || problem "new entries in /dev/shm: $shm_new"
 
 if [ "$fail" = 0 ]; then

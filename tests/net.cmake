@@ -80,6 +80,12 @@ foreach(n 2 4)
     COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_tcp} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh
             $<TARGET_FILE:gexrun> ${n} $<TARGET_FILE:fault_prog> kill_rma)
 endforeach()
+# A rank killed over libfabric's shm provider: its /dev/shm object, which it
+# cannot remove itself, is removed by gexrun (fault.sh checks /dev/shm).
+gex_add_driver_test(net_shm_fault_kill_rank_n4 LABELS "net;net_shm;fault;n4"
+  COMMAND env GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=shm ${GEX_BASH}
+          ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh $<TARGET_FILE:gexrun> 4 $<TARGET_FILE:fault_prog>
+          kill_rank)
 # Atomics, teams, collectives and VIS over the network too.
 set(GEX_NET_SUITE5 t_atomic t_atomic_contend t_atomic_order t_coalesce t_coll t_team t_collam t_vis t_vis_pc
     t_vis_am t_legacy_coll)

@@ -44,6 +44,19 @@ void *gx_xmalloc(size_t n) {
   return p;
 }
 
+int gx_remove_job_shm(const char *jobid) {
+  size_t n = strlen(jobid);
+  int removed = 0;
+  DIR *d = opendir("/dev/shm");
+  if (!d) return 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (strncmp(e->d_name, jobid, n) != 0 || e->d_name[n] != '.') continue;
+    if (unlinkat(dirfd(d), e->d_name, 0) == 0) removed++;
+  }
+  closedir(d);
+  return removed;
+}
+
 void gx_set_nonblock(int fd) {
   int fl = fcntl(fd, F_GETFL);
   if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);

@@ -23,6 +23,11 @@ void *gx_xmalloc(size_t n);
  * Returns -1 if the descriptor is broken. */
 int gx_write_all(int fd, const void *p, size_t n);
 void gx_set_nonblock(int fd);
+/* Remove what the job's ranks on this host left in /dev/shm under its
+ * name: the libfabric shm provider's objects, "<jobid>.<rank>", which a
+ * rank that was killed could not remove (transport/ofi/ofi_init.c names
+ * them).  Returns how many were removed. */
+int gx_remove_job_shm(const char *jobid);
 
 /* A frame (header + payload) to send, shared by every queue it is on. */
 struct gx_msg {

@@ -1402,6 +1402,10 @@ int main(int argc, char **argv) {
   free(pfd);
   free(who);
   close(sfd);
+  int left = gx_remove_job_shm(job.jobid);
+  if (left && job.verbose)
+    fprintf(stderr, "gexrun: removed %d shared-memory object(s) /dev/shm/%s.* of ranks that did not "
+                    "end normally\n", left, job.jobid);
 
   if (job.got_signal) return 128 + job.got_signal;
   if (job.have_code) return job.job_code;

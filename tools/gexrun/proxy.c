@@ -372,6 +372,7 @@ int gx_proxy_main(void) {
   }
   free(pfd);
   free(who);
+  if (p->jobid) gx_remove_job_shm(p->jobid);
   int rc = p->orphaned ? 1 : 0;
   gx_link_close(&p->up);
   if (p->ranks) {

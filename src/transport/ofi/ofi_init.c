@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sec/random.h"
 #include "transport/ofi/ofi.h"
 #include "transport/transport.h"
 
@@ -118,6 +119,33 @@ struct ofi_addr_rec {
   unsigned char addr[224];
 };
 
+/* The shm provider names each endpoint's /dev/shm object after the
+ * process id by default ("<pid>:<uid>:<n>"): a name another user can
+ * create first (the rank then dies of SIGBUS), and that a killed rank
+ * leaves behind for the next process of that pid (fi_enable: busy).
+ * libgex names it "<GEX_JOBID>.<jobrank>" under gexrun, which removes the
+ * job's objects when the job ends (a killed rank's too), else
+ * "gex-<pid>-<64 random bits>.<jobrank>": unpredictable, never stale. */
+static void name_shm_endpoint(struct gexi_ofi *o) {
+  char tag[64];
+  const char *job = getenv("GEX_JOBID");
+  int ok = job && *job && strlen(job) < sizeof tag;
+  for (const char *c = job; ok && *c; c++)
+    ok = (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || *c == '-';
+  if (ok) {
+    snprintf(tag, sizeof tag, "%s", job);
+  } else {
+    uint64_t r;
+    gexi_random_bytes(&r, sizeof r);
+    snprintf(tag, sizeof tag, "gex-%ld-%016llx", (long)getpid(), (unsigned long long)r);
+  }
+  char name[sizeof o->shm_name - 1];
+  snprintf(name, sizeof name, "%s.%u", tag, (unsigned)gexi_ctx.rank);
+  int rc = fi_setname(&o->ep->fid, name, strlen(name) + 1);
+  if (rc) gexi_ofi_fail("fi_setname", rc);
+  snprintf(o->shm_name, sizeof o->shm_name, "/%s", name);
+}
+
 /* Whether RMA is done by the NIC: the core provider (the part before a
  * utility layer such as ";ofi_rxm") is one of the RDMA-capable ones.  tcp,
  * udp, shm and sockets emulate RMA with messages in software. */
@@ -178,7 +206,15 @@ static void open_resources(struct gexi_ofi *o) {
       (rc = fi_setopt(&o->ep->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min_left,
                       sizeof min_left)))
     gexi_ofi_fail("fi_setopt(FI_OPT_MIN_MULTI_RECV)", rc);
-  if ((rc = fi_enable(o->ep))) gexi_ofi_fail("fi_enable", rc);
+  if (strcmp(o->prov_name, "shm") == 0) name_shm_endpoint(o);
+  if ((rc = fi_enable(o->ep))) {
+    if (strcmp(o->prov_name, "shm") == 0)
+      gexi_fatal("network (libfabric shm): fi_enable failed: %s: cannot create the provider's "
+                 "shared-memory object /dev/shm/%s (docs/network.md, \"The shm provider's "
+                 "objects\")",
+                 gexi_ofi_strerror(rc), o->shm_name[0] ? o->shm_name + 1 : "?");
+    gexi_ofi_fail("fi_enable", rc);
+  }
 }
 
 /* Where RMA is done in software (see rma_in_nic), an operation costs
