@@ -79,13 +79,13 @@ case "$mode" in
     [ -n "$t_fault" ] || { problem "the victim never announced its death"; t_fault=$(now_ms); }
     wait_gexrun $((END_BOUND * 1000))
     ;;
-  kill_rank|kill_flooded|kill_rma)
+  kill_rank|kill_flooded|kill_rma|kill_nbi)
     victim=1
     for r in $(seq 0 $((n - 1))); do rank_pid "$r" >/dev/null || problem "rank $r never printed its pid"; done
     # everyone has started flooding / moving data (bounded wait)
     started=
     [ "$mode" = kill_flooded ] && started=FLOODING
-    [ "$mode" = kill_rma ] && started=MOVING
+    [ "$mode" = kill_rma ] || [ "$mode" = kill_nbi ] && started=MOVING
     if [ -n "$started" ]; then
       for _ in $(seq 1 300); do
         [ "$(grep -c "^$started" "$out")" -ge "$n" ] && break
@@ -137,7 +137,7 @@ fi
 
 if [ -n "$victim" ]; then
   case "$mode" in
-    sigkill_*|kill_rank|kill_flooded|kill_rma) how="was killed by signal 9" ;;
+    sigkill_*|kill_rank|kill_flooded|kill_rma|kill_nbi) how="was killed by signal 9" ;;
     exit_noexit) how="exited with status 3 without calling gasnet_exit" ;;
   esac
   grep -E "^gexrun: rank $victim \(pid ${vpid:-[0-9]+}\) $how" "$out" >/dev/null ||

@@ -18,6 +18,7 @@
  *                       must report rank 1's death, not a survivor's
  *                       failed Put); fault.sh kill -9s rank 1 once
  *                       everyone is moving data
+ *   kill_nbi            as kill_rma, with NBI Puts and Gets in flight
  *   kill_gexrun         every rank waits (rank 0 polling, the others in a
  *                       barrier) for fault.sh to kill -9 gexrun itself
  *
@@ -125,6 +126,22 @@ int main(int argc, char **argv) {
       memset(buf, (int)(i & 0xff), sizeof buf);
       gex_RMA_PutBlocking(T.tm, 1, T.peer_seg[1], buf, sizeof buf, 0);
       gex_RMA_GetBlocking(T.tm, buf, 1, T.peer_seg[1] + sizeof buf, sizeof buf, 0);
+    }
+    printf("NOT ENDED: rank %u is still running 60 s after the fault\n", me);
+    fflush(stdout);
+    gasnet_exit(0);
+  }
+  if (!strcmp(mode, "kill_nbi")) { /* NBI Puts and Gets in flight when rank 1 dies */
+    printf("MOVING rank %u\n", me);
+    fflush(stdout);
+    if (me == 1) wait_polling();
+    static unsigned char buf[32][64]; /* Puts to the first half of its segment */
+    double t0 = test_now();
+    for (unsigned long i = 0; test_now() - t0 < 60.0; i++) {
+      for (int k = 0; k < 32; k++)
+        gex_RMA_PutNBI(T.tm, 1, T.peer_seg[1] + 64 * (size_t)k, buf[k], 64, GEX_EVENT_DEFER, 0);
+      gex_RMA_GetNBI(T.tm, buf[i % 32], 1, T.peer_seg[1] + 3072, 64, 0);
+      if (i % 16 == 15) gex_NBI_Wait(GEX_EC_ALL, 0);
     }
     printf("NOT ENDED: rank %u is still running 60 s after the fault\n", me);
     fflush(stdout);

@@ -80,6 +80,16 @@ foreach(n 2 4)
     COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_tcp} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh
             $<TARGET_FILE:gexrun> ${n} $<TARGET_FILE:fault_prog> kill_rma)
 endforeach()
+# The same with NBI operations in flight, whose failures cannot name their
+# peer, over the default provider (net) and tcp;ofi_rxm.
+foreach(n 2 4)
+  gex_add_driver_test(net_default_fault_kill_nbi_n${n} LABELS "net;net_default;fault;n${n}"
+    COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh
+            $<TARGET_FILE:gexrun> ${n} $<TARGET_FILE:fault_prog> kill_nbi)
+endforeach()
+gex_add_driver_test(net_tcp_fault_kill_nbi_n4 LABELS "net;net_tcp;fault;n4"
+  COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_tcp} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh
+          $<TARGET_FILE:gexrun> 4 $<TARGET_FILE:fault_prog> kill_nbi)
 # A rank killed over libfabric's shm provider: its /dev/shm object, which it
 # cannot remove itself, is removed by gexrun (fault.sh checks /dev/shm).
 gex_add_driver_test(net_shm_fault_kill_rank_n4 LABELS "net;net_shm;fault;n4"

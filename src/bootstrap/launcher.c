@@ -80,22 +80,29 @@ static void write_frame(struct launcher *l, uint32_t type, int32_t arg0, const v
  * output it was about to write); a process that never polls again is ended
  * here when the grace period expires. */
 #define GEXI_EXIT_GRACE_SECONDS 2
-static GEXI_NORETURN void exit_requested(struct launcher *l, int code) {
-  gexi_ctx.exit_code = code;
-  atomic_store_explicit(&gexi_ctx.exit_requested, 1, memory_order_release);
+
+/* Block this thread for 'seconds' while another one (the watchdog) may end
+ * the process: a timed wait on a condition nobody signals. */
+static void block_for(int seconds) {
   pthread_condattr_t ca;
-  pthread_cond_t never; /* nobody signals it: a timed wait on it is the grace period */
+  pthread_cond_t never;
   pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&never, &ca);
   struct timespec deadline;
   clock_gettime(CLOCK_MONOTONIC, &deadline);
-  deadline.tv_sec += GEXI_EXIT_GRACE_SECONDS;
+  deadline.tv_sec += seconds;
   pthread_mutex_lock(&m);
   while (pthread_cond_timedwait(&never, &m, &deadline) != ETIMEDOUT) {
   }
   pthread_mutex_unlock(&m);
+}
+
+static GEXI_NORETURN void exit_requested(struct launcher *l, int code) {
+  gexi_ctx.exit_code = code;
+  atomic_store_explicit(&gexi_ctx.exit_requested, 1, memory_order_release);
+  block_for(GEXI_EXIT_GRACE_SECONDS); /* the grace period */
   write_frame(l, GEXI_WIRE_EXIT, code, NULL, 0);
   gexi_end_process(code);
 }
@@ -185,8 +192,15 @@ static void launcher_notify_abort(gexi_bootstrap_t *b, int code) {
 static void launcher_notify_leave(gexi_bootstrap_t *b, int code) {
   write_frame((struct launcher *)b, GEXI_WIRE_LEAVE, code, NULL, 0);
 }
+/* An operation with 'peer' failed (GEX_RANK_INVALID: a peer this rank
+ * cannot name).  gexrun waits a moment for a rank's death before it blames
+ * this one; for an unnamed peer this rank waits as long for that verdict,
+ * so that the watchdog prints which rank died ("ending: rank D ...") before
+ * the process ends. */
+#define GEXI_PEER_VERDICT_SECONDS 3
 static void launcher_notify_peer_failed(gexi_bootstrap_t *b, int code, uint32_t peer) {
   write_frame_to((struct launcher *)b, GEXI_WIRE_ABORT_PEER, code, (int32_t)peer, NULL, 0);
+  if (peer == GEX_RANK_INVALID) block_for(GEXI_PEER_VERDICT_SECONDS);
 }
 
 /* gexrun sends the secret in answer to HELLO, before anything else. */

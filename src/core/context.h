@@ -283,8 +283,10 @@ static inline int gexi_in_handler_or_hsl(void) {
 #endif
 /* Print "libgex: rank R: <msg>" as one line and end the job (status 1). */
 GEXI_NORETURN void gexi_fatal(const char *fmt, ...) GEXI_PRINTF(1, 2);
-/* gexi_fatal for a failed operation with jobrank 'peer' (a network error):
- * the launcher reports the peer's death instead if it died first. */
+/* gexi_fatal for a failed operation with jobrank 'peer' (a network error;
+ * GEX_RANK_INVALID: a peer this rank cannot name, as for an NBI operation):
+ * the launcher reports the peer's (or any rank's) death instead if it died
+ * first. */
 GEXI_NORETURN void gexi_fatal_peer(gex_Rank_t peer, const char *fmt, ...) GEXI_PRINTF(2, 3);
 /* Print "libgex: rank R: <msg>" as one line, always (security reports). */
 void gexi_say(const char *fmt, ...) GEXI_PRINTF(1, 2);

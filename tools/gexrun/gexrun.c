@@ -109,7 +109,8 @@ static struct job {
   int ag_ready;            /* ranks with a queued all-gather contribution */
   unsigned long long ag_round;
   /* ABORT_PEER from rank peer_fail_from (code peer_fail_code) named rank
-   * peer_fail_rank: until peer_fail_deadline, a death of that rank ends the
+   * peer_fail_rank (-1: unknown): until peer_fail_deadline, a death (of that
+   * rank, or of any for -1) ends the
    * job as the cause; afterwards the abort does.  0 deadline: none pending. */
   int64_t peer_fail_deadline;
   int peer_fail_from, peer_fail_rank, peer_fail_code;
@@ -343,17 +344,19 @@ static void job_exit(int r, uint32_t type, int32_t code) {
 }
 
 /* ABORT_PEER: rank r ends the job because an operation with rank peer
- * failed.  When a rank dies, its peers' network operations fail at about the
- * time the launcher learns of the death, and whichever report arrives first
- * used to name the job's culprit.  So if the peer is still thought alive,
- * wait a short grace for its death (which then ends the job as a death, the
- * cause); if it does not die, the abort ends the job as usual. */
+ * failed (peer -1: with a rank it could not name, as for an NBI operation
+ * in flight).  When a rank dies, its peers' network operations fail at
+ * about the time the launcher learns of the death, and whichever report
+ * arrives first used to name the job's culprit.  So if the peer is still
+ * thought alive (or is unknown), wait a short grace for a death (which
+ * then ends the job as a death, the cause); if none comes, the abort ends
+ * the job as usual. */
 static void peer_failed(int r, int32_t code, int32_t peer) {
   job.ranks[r].said_exit = 1;
   if (job.ending) return;
   if (job.peer_fail_deadline) return; /* a grace runs: it decides (several survivors report) */
-  if (peer < 0 || peer >= job.nranks || peer == r || !job.ranks[peer].alive ||
-      job.ranks[peer].said_exit) {
+  if (peer != -1 && (peer < 0 || peer >= job.nranks || peer == r || !job.ranks[peer].alive ||
+                     job.ranks[peer].said_exit)) {
     job_exit(r, GEXI_WIRE_ABORT, code);
     return;
   }

@@ -678,8 +678,12 @@ static void cq_error(void) {
                     o->prov_name, what, (unsigned)op->peer, gexi_ofi_strerror(err.err),
                     buf[0] ? ": " : "", buf, (unsigned)op->peer);
   }
-  gexi_fatal("network (libfabric %s): a %s failed: %s%s%s (a peer died or is unreachable)",
-             o->prov_name, what, gexi_ofi_strerror(err.err), buf[0] ? ": " : "", buf);
+  /* Peer unknown (an NBI operation): the launcher waits a moment for a
+   * rank's death, which is then reported as the cause, before blaming this
+   * rank. */
+  gexi_fatal_peer(GEX_RANK_INVALID,
+                  "network (libfabric %s): a %s failed: %s%s%s (a peer died or is unreachable)",
+                  o->prov_name, what, gexi_ofi_strerror(err.err), buf[0] ? ": " : "", buf);
 }
 
 /* The next completion to handle (see gexi_ofi.cqe): one left by an earlier

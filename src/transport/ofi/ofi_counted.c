@@ -102,8 +102,9 @@ void gexi_ofi_counted_reap(void) {
     uint64_t done = fi_cntr_read(o->rma_cntr[k]);
     if (GEXI_UNLIKELY(fi_cntr_readerr(o->rma_cntr[k]) != 0)) {
       gexi_ofi_poll(GEXI_POLL_ALL); /* the completion queue's error entry names the cause */
-      gexi_fatal("network (libfabric %s): an NBI %s failed (a peer died or is unreachable)",
-                 o->prov_name, k == OFI_NBI_PUT ? "put" : "get");
+      gexi_fatal_peer(GEX_RANK_INVALID,
+                      "network (libfabric %s): an NBI %s failed (a peer died or is unreachable)",
+                      o->prov_name, k == OFI_NBI_PUT ? "put" : "get");
     }
     if (done == o->rma_seen[k]) continue;
     /* done <= rma_posted: each of these was counted in the tracker. */
