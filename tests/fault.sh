@@ -3,8 +3,10 @@
 #
 # usage: fault.sh <gexrun> <ranks> <fault_prog> <mode>
 #   modes: sigkill_self sigkill_in_handler exit_noexit kill_rank kill_flooded
-#          kill_rma kill_gexrun
-#          (see fault_prog.c)
+#          kill_rma kill_nbi kill_gexrun (see fault_prog.c), and stop_rank:
+#          rank 1 of fault_prog's kill_rank is stopped (SIGSTOP) instead, and
+#          gexrun --stall 2 --stall-end must name it and end the job
+#          (END_BOUND counts from the end of the 2 s)
 #
 # Checks: the job ends within a bound after the fault (measured from the
 # fault when this script causes it, else over the whole run); gexrun's status
@@ -30,7 +32,11 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 . "$(dirname "${BASH_SOURCE[0]}")/shm_names.sh"
 shm_before=$(gex_shm_list)
 t_start=$(now_ms)
-"$gexrun" -n "$n" "$prog" "$mode" "$token" >"$out" 2>&1 &
+if [ "$mode" = stop_rank ]; then
+  "$gexrun" --stall 2 --stall-end -n "$n" "$prog" kill_rank "$token" >"$out" 2>&1 &
+else
+  "$gexrun" -n "$n" "$prog" "$mode" "$token" >"$out" 2>&1 &
+fi
 gpid=$!
 
 # pid of rank r, once printed (bounded wait)
@@ -99,6 +105,18 @@ case "$mode" in
     fi
     wait_gexrun $((END_BOUND * 1000))
     ;;
+  stop_rank)
+    victim=1
+    for r in $(seq 0 $((n - 1))); do rank_pid "$r" >/dev/null || problem "rank $r never printed its pid"; done
+    vpid=$(rank_pid "$victim")
+    if [ -n "$vpid" ]; then
+      kill -STOP "$vpid"
+      t_fault=$(($(now_ms) + 2000)) # --stall 2
+    fi
+    wait_gexrun $((END_BOUND * 1000 + 2000))
+    grep -qE "^gexrun: rank $victim \(pid $vpid\) has been stopped \(state T: a stop signal\) for [0-9]+ s; $((n - 1)) other rank\(s\) of the job may be waiting for it; ending the job$" "$out" ||
+      problem "gexrun did not report that rank $victim is stopped"
+    ;;
   kill_gexrun)
     for r in $(seq 0 $((n - 1))); do rank_pid "$r" >/dev/null || problem "rank $r never printed its pid"; done
     t_fault=$(now_ms)
@@ -137,7 +155,7 @@ fi
 
 if [ -n "$victim" ]; then
   case "$mode" in
-    sigkill_*|kill_rank|kill_flooded|kill_rma|kill_nbi) how="was killed by signal 9" ;;
+    sigkill_*|kill_rank|kill_flooded|kill_rma|kill_nbi|stop_rank) how="was killed by signal 9" ;;
     exit_noexit) how="exited with status 3 without calling gasnet_exit" ;;
   esac
   grep -E "^gexrun: rank $victim \(pid ${vpid:-[0-9]+}\) $how" "$out" >/dev/null ||

@@ -57,6 +57,19 @@ int gx_remove_job_shm(const char *jobid) {
   return removed;
 }
 
+char gx_proc_state(pid_t pid) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')'); /* the command name may hold anything but ends at ')' */
+  return p && p[1] == ' ' ? p[2] : 0;
+}
+
 void gx_set_nonblock(int fd) {
   int fl = fcntl(fd, F_GETFL);
   if (fl >= 0) fcntl(fd, F_SETFL, fl | O_NONBLOCK);

@@ -28,6 +28,10 @@ void gx_set_nonblock(int fd);
  * rank that was killed could not remove (transport/ofi/ofi_init.c names
  * them).  Returns how many were removed. */
 int gx_remove_job_shm(const char *jobid);
+/* The scheduler state of process pid, as /proc/<pid>/stat gives it ('R',
+ * 'S', 'D', 'T' stopped by a signal, 't' stopped by a tracer, ...); 0 when
+ * it cannot be read. */
+char gx_proc_state(pid_t pid);
 
 /* A frame (header + payload) to send, shared by every queue it is on. */
 struct gx_msg {

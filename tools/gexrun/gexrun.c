@@ -70,6 +70,8 @@ struct rank {
   int left;       /* sent LEAVE: its end is not a death */
   int quiet_exit; /* exited 0 without HELLO while no rank had sent HELLO */
   int status;     /* wait status, once it ended */
+  int64_t stopped_since; /* --stall: when it was first seen stopped (0: running) */
+  int stall_reported;
   struct gexi_wire_hdr hdr; /* frame being parsed */
   size_t hdr_got, in_got;
   struct contrib *in;       /* its payload (ALLGATHER frames only) */
@@ -114,6 +116,11 @@ static struct job {
    * job as the cause; afterwards the abort does.  0 deadline: none pending. */
   int64_t peer_fail_deadline;
   int peer_fail_from, peer_fail_rank, peer_fail_code;
+  /* --stall SECS (GEXRUN_STALL): a rank of this host stopped that long is
+   * reported (and, with --stall-end, killed: its death ends the job).
+   * 0: off.  stall_next: when the ranks are looked at next (ms). */
+  int stall_secs, stall_end;
+  int64_t stall_next;
   unsigned char secret[GEXI_SECRET_LEN]; /* the job's secret (SECRET frames) */
   /* The current round's length, set by the first contribution header that
    * arrives; every other contribution must match it (checked at its header,
@@ -1065,6 +1072,35 @@ static void boot_timeout(void) {
 
 /* ---- main ---- */
 
+/* --stall: look at the ranks of this host once a second.  A rank stopped
+ * (SIGSTOP, a debugger) keeps every other rank waiting for it without any
+ * error; after stall_secs of it gexrun says which rank and which wait. */
+static void stall_check(int64_t now) {
+  job.stall_next = now + 1000;
+  for (int r = 0; r < job.nranks; r++) {
+    struct rank *k = &job.ranks[r];
+    if (!k->alive || k->pid <= 0 || !job.hosts[k->host].local) continue;
+    char st = gx_proc_state(k->pid);
+    if (st != 'T' && st != 't') {
+      k->stopped_since = 0;
+      k->stall_reported = 0;
+      continue;
+    }
+    if (!k->stopped_since) k->stopped_since = now;
+    if (k->stall_reported || now - k->stopped_since < (int64_t)job.stall_secs * 1000) continue;
+    k->stall_reported = 1;
+    int waiting = 0;
+    for (int q = 0; q < job.nranks; q++) waiting += q != r && job.ranks[q].alive;
+    fprintf(stderr,
+            "gexrun: rank %d (pid %ld) has been stopped (state %c: %s) for %lld s; %d other "
+            "rank(s) of the job may be waiting for it%s\n",
+            r, (long)k->pid, st, st == 'T' ? "a stop signal" : "a tracer",
+            (long long)((now - k->stopped_since) / 1000), waiting,
+            job.stall_end ? "; ending the job" : "");
+    if (job.stall_end) kill(k->pid, SIGKILL); /* its death ends the job */
+  }
+}
+
 static void usage(void) {
   fprintf(stderr, "usage: gexrun -n N [--hosts h1[:slots],h2...] [-l] [-x NAME]... [--] "
                   "program [args...]\n");
@@ -1149,6 +1185,10 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "-x")) {
       if (++i >= argc || !argv[i][0] || argv[i][0] == '=') usage();
       job.xvars[job.nxvars++] = argv[i];
+    } else if (!strcmp(a, "--stall")) {
+      if (++i >= argc || (job.stall_secs = parse_n(argv[i], "--stall")) < 0) usage();
+    } else if (!strcmp(a, "--stall-end")) {
+      job.stall_end = 1;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       printf("usage: gexrun -n N [options] [--] program [args...]\n"
              "Run N copies of program as the ranks of one libgex job.\n"
@@ -1157,6 +1197,8 @@ int main(int argc, char **argv) {
              "                         each host in order; default slots ceil(N/hosts))\n"
              "  -l, --label            prefix every output line with [rank]\n"
              "  -x NAME[=VALUE]        also pass this variable to ranks on other hosts\n"
+             "  --stall SECS           report a rank of this host stopped for SECS seconds\n"
+             "  --stall-end            ... and end the job (kill that rank)\n"
              "  -h, --help             show this help\n"
              "  --version              show the version\n"
              "Remote shell: GEX_RSH (default ssh).  See docs/gexrun.md.\n"
@@ -1173,6 +1215,10 @@ int main(int argc, char **argv) {
   if (n < 1 || i >= argc) usage();
   job.prog = argv + i;
   job.verbose = gx_env_switch("GEXRUN_VERBOSE", 0);
+  if (!job.stall_secs && getenv("GEXRUN_STALL") && *getenv("GEXRUN_STALL") &&
+      (job.stall_secs = parse_n(getenv("GEXRUN_STALL"), "GEXRUN_STALL")) < 0)
+    usage();
+  if (!job.stall_end) job.stall_end = gx_env_switch("GEXRUN_STALL_END", 0);
   job.boot_timeout = (int)gx_env_count("GEX_BOOTSTRAP_TIMEOUT", 60, 0, 1000000);
 
   /* Hosts and placement. */
@@ -1294,6 +1340,7 @@ int main(int argc, char **argv) {
     if (job.boot_deadline && (!wake || job.boot_deadline < wake)) wake = job.boot_deadline;
     if (job.peer_fail_deadline && (!wake || job.peer_fail_deadline < wake))
       wake = job.peer_fail_deadline;
+    if (job.stall_secs && (!wake || job.stall_next < wake)) wake = job.stall_next;
     for (int r = 0; r < n; r++) {
       struct rank *k = &job.ranks[r];
       if (k->link.rfd >= 0) {
@@ -1357,6 +1404,7 @@ int main(int argc, char **argv) {
     for (int h = 0; h < job.nhosts; h++)
       if (job.hosts[h].eof_deadline && now >= job.hosts[h].eof_deadline) host_lost_status(h);
     if (job.boot_deadline && now >= job.boot_deadline) boot_timeout();
+    if (job.stall_secs && now >= job.stall_next && !job.ending) stall_check(now);
     if (job.peer_fail_deadline && (job.ending || now >= job.peer_fail_deadline))
       peer_fail_expired();
     if (job.deadline && now >= job.deadline) {
