@@ -7,7 +7,10 @@
 #   --nonzero         exit status not 0
 #   --grep RE         output (stdout+stderr) must have a line matching RE (grep -E)
 #   --nogrep RE       output must have no line matching RE
-#   --within SECS     the command must end within SECS seconds (else: killed, fail)
+#   --within SECS     the command must end within SECS fair-share seconds
+#                     (load_scale.sh: wall seconds stretched by the machine's
+#                     load; at most 10 x SECS of wall time), else it is killed
+#                     and the test fails
 #   --skip-status N   exit status N means "skipped": print SKIP and exit 77
 #
 # A sanitizer report anywhere in the output fails the test, whatever the
@@ -52,14 +55,33 @@ trap 'rm -f "$out"' EXIT
 . "$(dirname "${BASH_SOURCE[0]}")/shm_names.sh"
 shm_before=$(gex_shm_list)
 
+. "$(dirname "${BASH_SOURCE[0]}")/load_scale.sh"
 t0=$(date +%s%N)
-timeout -k 5 "$within" "${cmd[@]}" >"$out" 2>&1
+# timeout runs the command in a process group of its own, sends it SIGTERM
+# (then SIGKILL 5 s later) at the wall-clock cap or when it gets SIGTERM
+# itself, which the fair-share clock below sends.
+timeout -k 5 $((within * 10)) "${cmd[@]}" >"$out" 2>&1 &
+tpid=$!
+fair_us=0 last=${EPOCHREALTIME/./} over=0
+while kill -0 "$tpid" 2>/dev/null; do
+  sleep 0.25
+  now=${EPOCHREALTIME/./}
+  gex_load
+  fair_us=$((fair_us + (now - last) * 100 / gex_lx))
+  last=$now
+  if [ "$over" = 0 ] && [ "$fair_us" -ge $((within * 1000000)) ]; then
+    over=1
+    kill -TERM "$tpid" 2>/dev/null
+  fi
+done
+wait "$tpid"
 rc=$?
 t1=$(date +%s%N)
 elapsed_ms=$(((t1 - t0) / 1000000))
 
 cat "$out"
-echo "---- expect.sh: exit status $rc after ${elapsed_ms} ms: ${cmd[*]}"
+gex_load
+echo "---- expect.sh: exit status $rc after ${elapsed_ms} ms ($((fair_us / 1000)) fair-share ms, load factor now $gex_lx/100): ${cmd[*]}"
 
 fail=0
 problem() { echo "expect.sh: FAILED: $*"; fail=1; }
@@ -69,8 +91,8 @@ if [ -n "$skip_status" ] && [ "$rc" = "$skip_status" ]; then
   exit 77
 fi
 
-if [ "$rc" = 124 ] || [ "$rc" = 137 ] && [ "$elapsed_ms" -ge $((within * 1000)) ]; then
-  problem "did not end within ${within} s (killed by timeout)"
+if [ "$over" = 1 ] || { [ "$rc" = 124 ] && [ "$elapsed_ms" -ge $((within * 10000)) ]; }; then
+  problem "did not end within ${within} fair-share seconds (killed)"
 fi
 if [ "$rc" = 126 ] || [ "$rc" = 127 ]; then
   problem "the command could not be run (status $rc)"

@@ -16,8 +16,9 @@
 # asynchronous); /dev/shm gains no entries.
 set -u
 gexrun=$1 n=$2 prog=$3 mode=$4
-END_BOUND=5      # seconds from the fault to the end of the job
-TOTAL_BOUND=60   # seconds for the whole run
+END_BOUND=5      # fair-share seconds from the fault to the end of the job
+TOTAL_BOUND=60   # fair-share seconds for the whole run (load_scale.sh)
+. "$(dirname "${BASH_SOURCE[0]}")/load_scale.sh"
 
 token="gexfault_$$_${RANDOM}${RANDOM}"
 out=$(mktemp "${TMPDIR:-/tmp}/gex_fault.XXXXXX")
@@ -42,7 +43,8 @@ gpid=$!
 # pid of rank r, once printed (bounded wait)
 rank_pid() {
   local r=$1 p= alive
-  for _ in $(seq 1 300); do
+  gex_clock_start
+  while gex_clock_below 30000; do
     kill -0 "$gpid" 2>/dev/null && alive=1 || alive=0
     p=$(sed -n "s/^RANKPID $r \([0-9][0-9]*\)\$/\1/p" "$out" | head -1)
     [ -n "$p" ] && { echo "$p"; return 0; }
@@ -57,8 +59,9 @@ wait_gexrun() {
   local bound_ms=$1 t0
   t0=$(now_ms)
   while kill -0 "$gpid" 2>/dev/null; do
-    if [ $(($(now_ms) - t0)) -gt "$bound_ms" ]; then
-      problem "gexrun still running $((bound_ms / 1000)) s after the fault"
+    gex_scaled "$bound_ms"
+    if [ $(($(now_ms) - t0)) -gt "$gex_ms" ]; then
+      problem "gexrun still running $((gex_ms / 1000)) s after the fault ($((bound_ms / 1000)) fair-share s)"
       kill -9 "$gpid" 2>/dev/null
       break
     fi
@@ -76,7 +79,8 @@ case "$mode" in
     vpid=$(rank_pid "$victim") || problem "rank $victim never printed its pid"
     # the victim announces its death just before it happens
     t_fault=
-    for _ in $(seq 1 600); do
+    gex_clock_start
+    while gex_clock_below 30000; do
       kill -0 "$gpid" 2>/dev/null && alive=1 || alive=0
       if grep -q '^DYING' "$out"; then t_fault=$(now_ms); break; fi
       [ "$alive" = 1 ] || break
@@ -93,7 +97,8 @@ case "$mode" in
     [ "$mode" = kill_flooded ] && started=FLOODING
     [ "$mode" = kill_rma ] || [ "$mode" = kill_nbi ] && started=MOVING
     if [ -n "$started" ]; then
-      for _ in $(seq 1 300); do
+      gex_clock_start
+      while gex_clock_below 30000; do
         [ "$(grep -c "^$started" "$out")" -ge "$n" ] && break
         sleep 0.1
       done
@@ -132,7 +137,8 @@ survivors=
 while :; do
   survivors=$(pgrep -f -- "$token" || true)
   [ -z "$survivors" ] && break
-  if [ $(($(now_ms) - t_fault)) -gt $((END_BOUND * 1000)) ]; then break; fi
+  gex_scaled $((END_BOUND * 1000))
+  if [ $(($(now_ms) - t_fault)) -gt "$gex_ms" ]; then break; fi
   sleep 0.05
 done
 t_end=$(now_ms)
@@ -145,9 +151,11 @@ if [ -n "$survivors" ]; then
   kill -9 $survivors 2>/dev/null
 fi
 [ "$grc" != 0 ] || problem "gexrun exited with status 0"
-[ $((t_end - t_fault)) -le $((END_BOUND * 1000 + 500)) ] ||
-  problem "the job took $((t_end - t_fault)) ms to end after the fault (bound ${END_BOUND} s)"
-[ $((t_end - t_start)) -le $((TOTAL_BOUND * 1000)) ] || problem "the whole run took $((t_end - t_start)) ms"
+gex_scaled $((END_BOUND * 1000 + 500))
+[ $((t_end - t_fault)) -le "$gex_ms" ] ||
+  problem "the job took $((t_end - t_fault)) ms to end after the fault (bound ${END_BOUND} fair-share s: $gex_ms ms at load factor $gex_lx/100)"
+gex_scaled $((TOTAL_BOUND * 1000))
+[ $((t_end - t_start)) -le "$gex_ms" ] || problem "the whole run took $((t_end - t_start)) ms (bound $gex_ms ms)"
 if grep -q '^NOT ENDED' "$out"; then problem "a rank was not ended by the fault"; fi
 if grep -qE 'WARNING: ThreadSanitizer|ERROR: (Address|Leak)Sanitizer|runtime error: |Sanitizer:DEADLYSIGNAL' "$out"; then
   problem "a sanitizer reported an error"

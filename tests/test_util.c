@@ -3,6 +3,7 @@
 
 #include <gasnet_coll.h>
 
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,21 +52,60 @@ void test_log0(const char *fmt, ...) {
 }
 
 /* ---- watchdog ------------------------------------------------------------- */
-/* A hung test should say so before ctest's TIMEOUT kills it silently. */
-static void on_alarm(int sig) {
-  static const char msg[] = "FAIL: test watchdog expired (GEX_TEST_WATCHDOG seconds); hung?\n";
+/* A hung test should say so before ctest's TIMEOUT kills it silently.  The
+ * limit is in fair-share seconds (tests/load_scale.sh): a thread adds up
+ * wall time divided by the load factor max(1, load1 / CPUs), once a
+ * second, so that a slow run on a busy machine is not taken for a hang;
+ * ten times the limit in wall time ends it whatever the load. */
+static double load_factor(void) {
+  static long ncpu;
+  if (!ncpu && (ncpu = sysconf(_SC_NPROCESSORS_ONLN)) < 1) ncpu = 1;
+  double l1 = 0;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &l1) != 1) l1 = 0;
+    fclose(f);
+  }
+  return l1 > (double)ncpu ? l1 / (double)ncpu : 1.0;
+}
+
+static void *watchdog(void *arg) {
+  const double limit = (double)(intptr_t)arg;
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
+  double fair = 0, t = test_now();
+  const double t0 = t;
+  while (fair < limit && t - t0 < 10 * limit) {
+    struct timespec one = {1, 0};
+    nanosleep(&one, NULL);
+    double now = test_now();
+    fair += (now - t) / load_factor();
+    t = now;
+  }
+  static const char msg[] =
+      "FAIL: test watchdog expired (GEX_TEST_WATCHDOG fair-share seconds); hung?\n";
   ssize_t w = write(2, msg, sizeof msg - 1);
   (void)w;
-  signal(sig, SIG_DFL);
-  raise(sig);
+  signal(SIGALRM, SIG_DFL);
+  sigset_t alrm;
+  sigemptyset(&alrm);
+  sigaddset(&alrm, SIGALRM);
+  pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
+  raise(SIGALRM); /* ends the process as the alarm it replaces did */
+  return NULL;
 }
 
 void test_start_watchdog(void) {
   const char *s = getenv("GEX_TEST_WATCHDOG");
   long secs = s ? atol(s) : 100;
   if (secs <= 0) return;
-  signal(SIGALRM, on_alarm);
-  alarm((unsigned)secs);
+  pthread_t t;
+  pthread_attr_t a;
+  pthread_attr_init(&a);
+  pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+  if (pthread_create(&t, &a, watchdog, (void *)(intptr_t)secs) != 0) alarm((unsigned)secs);
+  pthread_attr_destroy(&a);
 }
 
 /* ---- start and end ---------------------------------------------------------- */

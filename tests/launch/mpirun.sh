@@ -83,7 +83,8 @@ esac
 
 # ---- kill: a rank dies by SIGKILL; mpirun must end the job ---------------------------
 np=$1 prog=$2
-END_BOUND=10
+END_BOUND=10 # fair-share seconds (load_scale.sh)
+. "$here/../load_scale.sh"
 token="gexmpirun_$$_${RANDOM}${RANDOM}"
 out=$(mktemp "${TMPDIR:-/tmp}/gex_mpirun.XXXXXX")
 trap 'rm -f "$out"' EXIT
@@ -101,7 +102,8 @@ if [ "$mode" = killlauncher ]; then
     bash -c 'exec "$0" "$@" 2>>"$GEX_TEST_ERRF"' "$prog" kill_gexrun "$token" >"$out" 2>&1 &
   mpid=$!
   pids=
-  for _ in $(seq 1 300); do
+  gex_clock_start
+  while gex_clock_below 30000; do
     pids=$(sed -n 's/^RANKPID [0-9]* \([0-9][0-9]*\)$/\1/p' "$out" | sort -u | tr '\n' ' ')
     [ "$(echo $pids | wc -w)" = "$np" ] && break
     kill -0 "$mpid" 2>/dev/null || break
@@ -118,8 +120,9 @@ if [ "$mode" = killlauncher ]; then
       alive=
       for p in $pids; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
       [ -z "$alive" ] && break
-      if [ $(($(now_ms) - t_kill)) -gt $((END_BOUND * 1000)) ]; then
-        problem "ranks$alive still running ${END_BOUND} s after mpirun was killed"
+      gex_scaled $((END_BOUND * 1000))
+      if [ $(($(now_ms) - t_kill)) -gt "$gex_ms" ]; then
+        problem "ranks$alive still running $((gex_ms / 1000)) s after mpirun was killed"
         kill -9 $alive 2>/dev/null
         break
       fi
@@ -145,7 +148,8 @@ fi
 "${launch[@]}" -np "$np" "$prog" kill_rank "$token" >"$out" 2>&1 &
 mpid=$!
 victim=
-for _ in $(seq 1 300); do
+gex_clock_start
+while gex_clock_below 30000; do
   victim=$(sed -n 's/^RANKPID 1 \([0-9][0-9]*\)$/\1/p' "$out" | head -1)
   [ -n "$victim" ] && break
   kill -0 "$mpid" 2>/dev/null || break
@@ -158,8 +162,9 @@ else
   t_kill=$(now_ms)
   kill -9 "$victim"
   while kill -0 "$mpid" 2>/dev/null; do
-    if [ $(($(now_ms) - t_kill)) -gt $((END_BOUND * 1000)) ]; then
-      problem "mpirun still running ${END_BOUND} s after rank 1 was killed"
+    gex_scaled $((END_BOUND * 1000))
+    if [ $(($(now_ms) - t_kill)) -gt "$gex_ms" ]; then
+      problem "mpirun still running $((gex_ms / 1000)) s after rank 1 was killed"
       kill -9 "$mpid" 2>/dev/null
       break
     fi

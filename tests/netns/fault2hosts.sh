@@ -20,7 +20,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 gexrun=$1 k=$2 prog=$3 mode=$4
 n=$((2 * k))
-END_BOUND=10
+END_BOUND=10 # fair-share seconds (load_scale.sh)
+. "$here/../load_scale.sh"
 
 ns1="gexns$$x${RANDOM}a"
 ns2="${ns1%a}b"
@@ -56,7 +57,8 @@ GEX_RSH=${GEX_NETNS_RSH:-ip netns exec} "$gexrun" -n "$n" --hosts "$ns1:$k,$ns2:
 gpid=$!
 
 # Wait (bounded) until every rank printed its pid.
-for _ in $(seq 1 300); do
+gex_clock_start
+while gex_clock_below 30000; do
   [ "$(grep -c '^RANKPID ' "$out")" -ge "$n" ] && break
   kill -0 "$gpid" 2>/dev/null || break
   sleep 0.1
@@ -83,8 +85,9 @@ esac
 
 # gexrun must end within the bound.
 while kill -0 "$gpid" 2>/dev/null; do
-  if [ $(($(now_ms) - t_fault)) -gt $((END_BOUND * 1000)) ]; then
-    problem "gexrun still running $END_BOUND s after the fault"
+  gex_scaled $((END_BOUND * 1000))
+  if [ $(($(now_ms) - t_fault)) -gt "$gex_ms" ]; then
+    problem "gexrun still running $((gex_ms / 1000)) s after the fault"
     kill -9 "$gpid"
     break
   fi
@@ -100,7 +103,8 @@ left=
 while :; do
   left=$(pgrep -f -- "$token"; ip netns pids "$ns1" 2>/dev/null; ip netns pids "$ns2" 2>/dev/null)
   [ -z "$left" ] && break
-  [ $(($(now_ms) - t_fault)) -gt $((END_BOUND * 1000)) ] && break
+  gex_scaled $((END_BOUND * 1000))
+  [ $(($(now_ms) - t_fault)) -gt "$gex_ms" ] && break
   sleep 0.05
 done
 
