@@ -16,6 +16,20 @@
  * is visible), read and combine, arrive, wait (nobody reads my chunk any
  * more, so the next round or collective may overwrite it).
  *
+ * A broadcast of at most one chunk waits for no one but its root: the root
+ * stages, arrives twice and is done; every other member waits for the
+ * root's first arrival only, copies, and arrives a second time.  The
+ * root's staged data is then still being read, so a member about to write
+ * there again first waits until every member has made the arrivals of the
+ * broadcast that used it.  Broadcasts of at most GEXI_COLL_SMALL bytes
+ * take turns over GEXI_COLL_SMALL_SLOTS slots of the chunk (the k-th small
+ * broadcast of a team uses slot k mod the slot count, in every member), so
+ * a root runs up to that many broadcasts ahead of the slowest reader
+ * (small_guard[slot]); a larger one, or a reduce, waits until every
+ * earlier broadcast's readers are done (stage_guard).  Every member still
+ * arrives twice per broadcast, so the counts stay in step across members
+ * whatever runs in between.
+ *
  * Every collective of a team is queued in initiation order (the order is
  * the same in every member) and only the queue head advances, so the
  * arrival counts of one team are consumed in the same order everywhere.  A
@@ -41,6 +55,8 @@
 #include "transport/shm/shm.h"
 
 _Static_assert(GEXI_COLL_SLOTS == GEXI_SHM_TEAM_SLOTS, "one team slot space for both engines");
+_Static_assert(GEXI_COLL_SMALL * GEXI_COLL_SMALL_SLOTS <= GEXI_COLL_CHUNK,
+               "the small broadcasts' slots fit a chunk");
 
 static pthread_mutex_t coll_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gexi_team *active_teams; /* teams with queued collectives */
@@ -78,18 +94,26 @@ static int arrived_all(const struct gexi_team *t, uint64_t k) {
   return 1;
 }
 
+/* Has member r made its k-th arrival? */
+static int arrived_one(const struct gexi_team *t, gex_Rank_t r, uint64_t k) {
+  uint64_t a = atomic_load_explicit(&t->mctrl[r]->team_arrivals[t->slot], memory_order_acquire);
+  return a - (t->bar_base ? t->bar_base[r] : 0) >= k;
+}
+
 static unsigned char *stage_of(const struct gexi_team *t, gex_Rank_t r) {
   return t->mctrl[r]->coll_stage[t->slot];
 }
 
 /* ---- the state machine --------------------------------------------------- */
+/* Where a broadcast's data is staged in its root's chunk: a small one's
+ * slot (e->slot_off), else the whole chunk. */
 static void stage(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
   if (e->ckind == GEXI_COLL_BCAST) {
     if (t->head.rank != e->root) return;
     size_t off = e->round * GEXI_COLL_CHUNK;
     size_t len = e->nbytes - off < GEXI_COLL_CHUNK ? e->nbytes - off : GEXI_COLL_CHUNK;
-    memcpy(stage_of(t, t->head.rank), (const char *)e->src + off, len);
+    memcpy(stage_of(t, t->head.rank) + e->slot_off, (const char *)e->src + off, len);
   } else if (e->ckind == GEXI_COLL_REDUCE) {
     size_t first = e->round * e->per_round;
     size_t cnt = e->dt_cnt - first < e->per_round ? e->dt_cnt - first : e->per_round;
@@ -105,7 +129,7 @@ static void consume(struct gexi_Event *e) {
     size_t len = e->nbytes - off < GEXI_COLL_CHUNK ? e->nbytes - off : GEXI_COLL_CHUNK;
     char *d = (char *)e->dst + off;
     if (me != e->root)
-      memcpy(d, stage_of(t, e->root), len);
+      memcpy(d, stage_of(t, e->root) + e->slot_off, len);
     else if (e->dst != e->src)
       memcpy(d, (const char *)e->src + off, len);
   } else if (e->ckind == GEXI_COLL_REDUCE) {
@@ -121,6 +145,33 @@ static void consume(struct gexi_Event *e) {
   }
 }
 
+/* May this member write its staged data for e now (nobody reads what it
+ * overwrites)?  Only a broadcast's root and every reducer write. */
+static int stage_free(struct gexi_Event *e) {
+  struct gexi_team *t = e->t;
+  if (e->ckind == GEXI_COLL_BCAST && t->head.rank == e->root) {
+    /* A small one's slot: its last user's readers, and those of a larger
+     * one-chunk broadcast since (they read the whole chunk). */
+    uint64_t g = e->small ? t->small_guard[e->slot] : t->stage_guard;
+    if (e->small && t->large_guard > g) g = t->large_guard;
+    return !g || arrived_all(t, g);
+  }
+  return e->ckind != GEXI_COLL_REDUCE || !t->stage_guard || arrived_all(t, t->stage_guard);
+}
+
+/* The second arrival of a one-chunk broadcast; its staged data is free
+ * again once every member has made it. */
+static void bcast_done(struct gexi_Event *e) {
+  struct gexi_team *t = e->t;
+  arrive(t);
+  t->stage_guard = t->arrivals;
+  if (e->small)
+    t->small_guard[e->slot] = t->arrivals;
+  else
+    t->large_guard = t->arrivals;
+  e->done = 1;
+}
+
 /* One step of e (the head of its team's queue); returns 1 if it moved. */
 static int step(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
@@ -132,10 +183,25 @@ static int step(struct gexi_Event *e) {
         e->done = 1;
         return 1;
       }
+      if (!stage_free(e)) return 0;
       stage(e);
       arrive(t);
       e->target = t->arrivals;
+      if (e->ckind == GEXI_COLL_BCAST && e->nrounds == 1) { /* one chunk: see the top */
+        if (t->head.rank != e->root) {
+          e->phase = 3;
+          return 1;
+        }
+        consume(e); /* (the root's own copy, if dst is not src) */
+        bcast_done(e);
+        return 1;
+      }
       e->phase = 1;
+      return 1;
+    case 3: /* one-chunk broadcast, not the root: the root has staged */
+      if (!arrived_one(t, e->root, e->target)) return 0;
+      consume(e);
+      bcast_done(e);
       return 1;
     case 1:
       if (!arrived_all(t, e->target)) return 0;
@@ -228,6 +294,11 @@ static struct gexi_Event *new_op(const char *fn, gex_TM_t tm, int ckind) {
 static gex_Event_t start(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
   pthread_mutex_lock(&coll_lock);
+  if (e->ckind == GEXI_COLL_BCAST && e->nbytes <= GEXI_COLL_SMALL) { /* its slot: see the top */
+    e->small = true;
+    e->slot = t->small_seq++ % GEXI_COLL_SMALL_SLOTS;
+    e->slot_off = (size_t)e->slot * GEXI_COLL_SMALL;
+  }
   if (gexi_coll_team_am(t)) {
     e->am = true;
     e->seq = t->am_seq++; /* initiation order: the same in every member */
