@@ -151,6 +151,13 @@ if [ -n "$survivors" ]; then
   kill -9 $survivors 2>/dev/null
 fi
 [ "$grc" != 0 ] || problem "gexrun exited with status 0"
+# A rank killed by signal 9 ends the job with 128 + 9, as the reference's spawners do.
+case "$mode" in
+  sigkill_*|kill_rank|kill_flooded|kill_rma|kill_nbi|stop_rank)
+    [ "$grc" = 137 ] || problem "gexrun exited with status $grc, expected 137 (a rank killed by signal 9)" ;;
+  exit_noexit)
+    [ "$grc" = 3 ] || problem "gexrun exited with status $grc, expected 3 (the rank's exit status)" ;;
+esac
 gex_scaled $((END_BOUND * 1000 + 500))
 [ $((t_end - t_fault)) -le "$gex_ms" ] ||
   problem "the job took $((t_end - t_fault)) ms to end after the fault (bound ${END_BOUND} fair-share s: $gex_ms ms at load factor $gex_lx/100)"

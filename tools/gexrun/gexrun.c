@@ -104,6 +104,7 @@ static struct job {
   int failed;              /* a death, a lost host or a protocol error ended the job */
   int got_signal;          /* the first SIGINT/SIGTERM/SIGHUP received */
   int max_status;          /* highest exit status of the ranks */
+  int death_code;          /* the job's status when a rank's death ended it (0: none) */
   int64_t deadline;        /* when to SIGKILL the survivors (ms), 0 = never */
   int kill_stage;          /* 0, 1 = ranks killed, 2 = remote shells killed */
   int64_t boot_deadline;   /* bootstrap timeout (ms), 0 = none */
@@ -325,7 +326,14 @@ static void where(int r, char *buf, size_t n) {
 
 static void report_death(int r) {
   char why[128], at[160];
-  describe_exit(job.ranks[r].status, why, sizeof why, 1);
+  int st = job.ranks[r].status;
+  /* The job's status, as the reference's spawners give it: 128 + the
+   * signal that killed the rank, or the status it exited with. */
+  if (!job.death_code && !job.ending)
+    job.death_code = WIFSIGNALED(st)                          ? 128 + WTERMSIG(st)
+                     : WIFEXITED(st) && WEXITSTATUS(st) != 0 ? WEXITSTATUS(st)
+                                                             : 1;
+  describe_exit(st, why, sizeof why, 1);
   where(r, at, sizeof at);
   fprintf(stderr, "gexrun: rank %d %s %s; ending the job\n", r, at, why);
   fail_job(r, why);
@@ -1460,6 +1468,7 @@ int main(int argc, char **argv) {
 
   if (job.got_signal) return 128 + job.got_signal;
   if (job.have_code) return job.job_code;
+  if (job.death_code) return job.death_code;
   if (job.failed) return 1;
   return job.max_status;
 }
