@@ -72,14 +72,15 @@ int main(int argc, char **argv) {
   const char *mode = NULL;
   static const char *modes[] = {"blockuntil", "handler", "zero",      "all",
                                 "thread",     "return",  "exit_all", "sigint",
-                                "sigint_dfl", "leave",   "before_init", "before_init_one"};
+                                "sigint_dfl", "leave",   "before_init", "before_init_one",
+                                "big",        "big_one"};
   const int nmodes = (int)(sizeof modes / sizeof modes[0]);
   for (int i = 1; i < argc; i++)
     for (int k = 0; k < nmodes; k++)
       if (!strcmp(argv[i], modes[k])) mode = modes[k];
   if (!mode) {
     fprintf(stderr, "usage: t_exit blockuntil|handler|zero|all|thread|return|exit_all|sigint|"
-                    "sigint_dfl|leave|before_init|before_init_one\n");
+                    "sigint_dfl|leave|before_init|before_init_one|big|big_one\n");
     return 2;
   }
   if (!strncmp(mode, "before_init", 11)) {
@@ -112,6 +113,14 @@ int main(int argc, char **argv) {
     fflush(stdout);
     gasnet_exit(9);
   }
+  /* A code outside 0..255: the job's status is the code modulo 256, as for
+   * the reference's processes (1000 -> 232); every rank, or the last alone. */
+  if (!strcmp(mode, "big") || (!strcmp(mode, "big_one") && me == x)) {
+    printf("EXITING rank %u code 1000\n", me);
+    fflush(stdout);
+    gasnet_exit(1000);
+  }
+  if (!strcmp(mode, "big_one")) GASNET_BLOCKUNTIL(*never == 1);
   if (!strcmp(mode, "exit_all")) {
     printf("EXITING rank %u by exit(2)\n", me);
     fflush(stdout);

@@ -14,7 +14,7 @@ if(GEX_HAVE_PMIX)
     COMMAND ${_gex_mpirun} pass 7 $<TARGET_FILE:t_rma>)
   # gasnet_exit(code) by one rank (or all) ends the job; mpirun exits with code.
   # Leaving by exit()/return from main ends the job the same way.
-  foreach(c "blockuntil|7" "handler|5" "zero|0" "all|9" "thread|6" "return|8" "exit_all|2"
+  foreach(c "blockuntil|7" "handler|5" "zero|0" "all|9" "thread|6" "return|8" "exit_all|2" "big|232"
             "sigint|4")
     string(REPLACE "|" ";" f "${c}")
     list(GET f 0 cmode)
