@@ -150,6 +150,7 @@ int main(int argc, char **argv) {
   memset(b.myseg, 0, 16);
   gex_AD_Create(&ad_u64, b.tm, GEX_DT_U64, GEX_OP_FADD | GEX_OP_ADD, 0);
   gex_AD_Create(&ad_i64, b.tm, GEX_DT_I64, GEX_OP_FADD | GEX_OP_ADD, 0);
+  gb_barrier(&b); /* the zeroed counters, before any operation (gex_AD_Create does not synchronize) */
   events = malloc(sizeof(gex_Event_t) * (size_t)b.o.iters);
   results = malloc(sizeof(uint64_t) * (size_t)b.o.iters);
   if (!events || !results) gb_die(&b, "out of memory");

@@ -97,7 +97,7 @@ gex_add_driver_test(net_shm_fault_kill_rank_n4 LABELS "net;net_shm;fault;n4"
           ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh $<TARGET_FILE:gexrun> 4 $<TARGET_FILE:fault_prog>
           kill_rank)
 # Atomics, teams, collectives and VIS over the network too.
-set(GEX_NET_SUITE5 t_atomic t_atomic_contend t_atomic_order t_coalesce t_coll t_coll_pipeline t_team t_collam t_vis t_vis_pc
+set(GEX_NET_SUITE5 t_atomic t_atomic_create_async t_atomic_contend t_atomic_order t_coalesce t_coll t_coll_pipeline t_team t_collam t_vis t_vis_pc
     t_vis_am t_legacy_coll)
 foreach(t IN LISTS GEX_NET_SUITE5)
   gex_add_net_run(tcp ${t} 3 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})

@@ -20,7 +20,7 @@ int main(int argc, char **argv) {
   test_init(&argc, &argv, "T_ATOMIC_MISUSE", 8192, NULL, 0);
   const gex_Rank_t me = T.rank, n = T.size, last = n - 1;
 
-  /* ---- gex_AD_Create (checked before its barrier: one rank suffices) ---- */
+  /* ---- gex_AD_Create (checked at once: one rank suffices) ---- */
   if (!strcmp(mode, "bad_pair")) {
     if (me == last) {
       gex_AD_t ad;

@@ -184,12 +184,13 @@ static void threads(int remote) {
 
 int main(int argc, char **argv) {
   test_init(&argc, &argv, "T_ATOMIC_ORDER", SEG, NULL, 0);
-  memset(T.seg_base, 0, SEG); /* gex_AD_Create below ends with a barrier */
+  memset(T.seg_base, 0, SEG); /* (the barrier after gex_AD_Create publishes it) */
   rounds = test_iters(600, 30);
   gex_AD_Create(&ad_u64, T.tm, GEX_DT_U64,
                 GEX_OP_GET | GEX_OP_SET | GEX_OP_SWAP | GEX_OP_FADD | GEX_OP_FCAS, 0);
   gex_AD_Create(&ad_i32, T.tm, GEX_DT_I32, GEX_OP_GET | GEX_OP_SET, GEX_FLAG_AD_FAVOR_MY_RANK);
   gex_AD_Create(&ad_dbl, T.tm, GEX_DT_DBL, GEX_OP_SWAP | GEX_OP_FMAX, 0);
+  test_barrier(); /* gex_AD_Create does not synchronize */
   test_log0("%ld rounds", rounds);
 
   ring();

@@ -258,13 +258,14 @@ static void puts_(void) {
 int main(int argc, char **argv) {
   test_init(&argc, &argv, "T_COALESCE", SEG, NULL, 0);
   CHECK(T.size <= MAXR);
-  memset(T.seg_base, 0, SEG); /* gex_AD_Create below ends with a barrier */
+  memset(T.seg_base, 0, SEG); /* (the barrier after gex_AD_Create publishes it) */
   iters = test_iters(3000, 200);
   const gex_OP_t ops = GEX_OP_ADD | GEX_OP_FADD | GEX_OP_XOR | GEX_OP_SET | GEX_OP_GET;
   gex_AD_Create(&ad_u64, T.tm, GEX_DT_U64, ops, 0);
   gex_AD_Create(&ad_i64, T.tm, GEX_DT_I64, GEX_OP_MIN | GEX_OP_MAX, 0);
   gex_AD_Create(&ad_i32, T.tm, GEX_DT_I32, GEX_OP_INC | GEX_OP_DEC, 0);
   gex_AD_Create(&ad_dbl, T.tm, GEX_DT_DBL, GEX_OP_ADD, 0);
+  test_barrier(); /* gex_AD_Create does not synchronize */
   test_log0("%ld iterations", iters);
   flood();
   masks();

@@ -143,35 +143,31 @@ static bool want_native(const struct gexi_AD *ad, const char **why) {
 }
 
 /* Choose how targets on this node and on other nodes are served (see ad.h).
- * Collective over the domain's team when some member is on another node;
- * returns true if it synchronized the team (a reduction).
+ * Local: no communication.
  *
  * CPU (on-node) and AM (off-node) both end in CPU atomics in the target's
  * process, so they mix freely and need no agreement.  Provider-native
  * atomics are in general not atomic with respect to the target's CPU
  * atomics, so a NET domain sends every operation through the provider,
  * on-node targets and this process included, and every member must decide
- * alike: the members' votes are combined (minimum) by a reduction. */
-static bool select_impl(struct gexi_AD *ad) {
+ * alike.  They do without exchanging a word: the choice depends only on the
+ * team's composition, the single-valued dt, ops and flags, the provider
+ * (the same in every rank, checked at gex_Client_Init) and the GEX_AD_*
+ * settings, which must be the same in every rank.  gex_AD_Create thus does
+ * not synchronize, as the reference's does not (UPC++ relies on it: a
+ * member may create a domain while another waits for it elsewhere). */
+static void select_impl(struct gexi_AD *ad) {
   /* all_local: every member in this neighbourhood -- the same answer in
    * every member, as the reduction below needs.  A neighbour whose segment
    * is client memory (not mapped here: peer entry 'local' clear) is served
    * by impl_remote, so that is AM even then: the target's CPU performs it. */
-  bool all_local = true, synced = false;
+  bool all_local = true;
   for (gex_Rank_t r = 0; r < ad->size; r++)
     if (gexi_ctx.local_index[ad->peers[r].jobrank] == GEX_RANK_INVALID) all_local = false;
   ad->impl_local = GEXI_AD_IMPL_CPU;
   ad->impl_remote = GEXI_AD_IMPL_AM;
   const char *why = "the team is on this node";
-  if (!all_local) {
-    const uint32_t mine = want_native(ad, &why) ? 1 : 0;
-    uint32_t all = 0;
-    gex_Event_Wait(gex_Coll_ReduceToAllNB(ad->tm, &all, &mine, GEX_DT_U32, sizeof all, 1,
-                                          GEX_OP_MIN, NULL, NULL, 0));
-    synced = true;
-    if (mine && !all) why = "another member of the team chose the AM path";
-    if (all) ad->impl_local = ad->impl_remote = GEXI_AD_IMPL_NET;
-  }
+  if (!all_local && want_native(ad, &why)) ad->impl_local = ad->impl_remote = GEXI_AD_IMPL_NET;
   if (force_am()) ad->impl_local = ad->impl_remote = GEXI_AD_IMPL_AM;
   ad->cpu_local = ad->impl_local == GEXI_AD_IMPL_CPU;
   if (gexi_ctx.env.ad_verbose && ad->rank == 0) {
@@ -185,7 +181,6 @@ static bool select_impl(struct gexi_AD *ad) {
               ad->impl_local == GEXI_AD_IMPL_AM ? "AM" : all_local ? "CPU" : "CPU on-node, AM off-node",
               why);
   }
-  return synced;
 }
 
 void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_Flags_t flags) {
@@ -205,9 +200,10 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
   ad->jobrank_is_rank = ad->size == gexi_ctx.size;
   for (gex_Rank_t r = 0; r < ad->size && ad->jobrank_is_rank; r++)
     if (ad->peers[r].jobrank != r) ad->jobrank_is_rank = false;
-  /* Collective: every member has its domain before any member returns
-   * (select_impl's reduction, when it runs one, synchronizes already). */
-  if (!select_impl(ad)) gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+  /* Nothing to exchange or register: a member's operations may reach a
+   * target that has not created its domain yet (CPU and AM need nothing of
+   * it, the provider's atomics reach the segment). */
+  select_impl(ad);
   *ad_p = ad;
 }
 
