@@ -90,6 +90,20 @@ endforeach()
 gex_add_driver_test(net_tcp_fault_kill_nbi_n4 LABELS "net;net_tcp;fault;n4"
   COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_tcp} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh
           $<TARGET_FILE:gexrun> 4 $<TARGET_FILE:fault_prog> kill_nbi)
+# The same faults over libfabric's shm and udp;ofi_rxd providers: the dead
+# rank is named whatever was in flight (NBI, blocking RMA, an AM flood).
+foreach(p shm udp)
+  if(p STREQUAL "shm")
+    set(_prov GEX_OFI_PROVIDER=shm)
+  else()
+    set(_prov "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
+  endif()
+  foreach(m kill_nbi kill_rma kill_flooded)
+    gex_add_driver_test(net_${p}_fault_${m}_n4 LABELS "net;net_${p};fault;n4"
+      COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_prov} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh
+              $<TARGET_FILE:gexrun> 4 $<TARGET_FILE:fault_prog> ${m})
+  endforeach()
+endforeach()
 # A rank killed over libfabric's shm provider: its /dev/shm object, which it
 # cannot remove itself, is removed by gexrun (fault.sh checks /dev/shm).
 gex_add_driver_test(net_shm_fault_kill_rank_n4 LABELS "net;net_shm;fault;n4"
