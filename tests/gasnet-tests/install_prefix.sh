@@ -18,6 +18,19 @@ for f in include/gasnetex.h include/ofi-conduit/ofi-seq.mak include/ofi-conduit/
 done
 echo "installed libgex into $prefix ($(grep -c 'Installing:' "$work/install.log") files)"
 ln -sfn "$suite" "$work/src/tests"
+# Three programs (testgasnet, testcxx, testlegacy) include testam.h from
+# TOP_SRCDIR/other/amx: beside tests/ in a GASNet source tree (the release
+# tarball), or copied into the suite's own directory.
+rm -rf "$work/src/other"
+if [ -f "$suite/../other/amx/testam.h" ]; then
+  mkdir -p "$work/src/other/amx"
+  ln -sfn "$(cd "$suite/../other/amx" && pwd)/testam.h" "$work/src/other/amx/testam.h"
+elif [ -f "$suite/testam.h" ]; then
+  mkdir -p "$work/src/other/amx"
+  ln -sfn "$(cd "$suite" && pwd)/testam.h" "$work/src/other/amx/testam.h"
+else
+  echo "note: no testam.h beside the suite (../other/amx) or in it: testgasnet, testcxx and testlegacy will not compile"
+fi
 "$cmake" -DCONFIG="$config" -DPREFIX="$prefix" -DOUT="$work/gasnet" -DTOP_SRCDIR="$work/src" \
   -P "$cmakedir/gasnet_fragments_main.cmake"
 echo "GASNet build directory: $work/gasnet (TOP_SRCDIR $work/src, tests -> $suite)"
