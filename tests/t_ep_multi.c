@@ -273,8 +273,29 @@ int main(int argc, char **argv) {
   memcpy(&v, T.seg_base, 8);
   CHECK(v == 0xA0 + (T.rank + T.size - 1) % T.size);
 
+  /* One segment bound to a second endpoint too, as the reference allows
+   * (its testsegment does it): published, reached through that index. */
+  gex_EP_t again, spare;
+  if (!odd) /* even ranks lack the extra endpoint: 'again' gets one index everywhere */
+    CHECK(gex_EP_Create(&spare, T.client, GEX_EP_CAPABILITY_RMA, 0) == GASNET_OK);
+  CHECK(gex_EP_Create(&again, T.client, GEX_EP_CAPABILITY_RMA, 0) == GASNET_OK);
+  CHECK(gex_EP_QueryIndex(again) == NEP + 2);
+  CHECK(gex_EP_BindSegment(again, gex_EP_QuerySegment(ep[1]), 0) == GASNET_OK);
+  CHECK(gex_EP_PublishBoundSegment(T.tm, &again, 1, 0) == GASNET_OK);
+  {
+    gex_EP_Index_t ka = gex_EP_QueryIndex(again);
+    gex_TM_t pair = gex_TM_Pair(T.ep, ka);
+    uint64_t w = 0xB0 + T.rank, got = 0;
+    unsigned char *there = (unsigned char *)peer_addr(pair, right) + region(T.rank) + SLOT - 8;
+    CHECK(there == (unsigned char *)peer_addr(gex_TM_Pair(T.ep, 1), right) + region(T.rank) + SLOT - 8);
+    CHECK(gex_RMA_PutBlocking(pair, right, there, &w, 8, 0) == 0);
+    CHECK(gex_RMA_GetBlocking(gex_TM_Pair(T.ep, 1), &got, right, there, 8, 0) == 0);
+    CHECK(got == w);
+  }
+  test_barrier();
+
   /* Up to GASNET_MAXEPS endpoints, then GASNET_ERR_RESOURCE. */
-  unsigned have = 1 + NEP + (unsigned)odd;
+  unsigned have = 3 + NEP;
   for (; have < GASNET_MAXEPS; have++) {
     gex_EP_t e;
     CHECK(gex_EP_Create(&e, T.client, GEX_EP_CAPABILITY_RMA, 0) == GASNET_OK);

@@ -40,10 +40,12 @@ struct gexi_Segment {
   gex_EP_t ep;        /* bound to this endpoint, or NULL */
   bool net_registered; /* registered with the network transport (at bind) */
   uint64_t net_key;
-  /* Bound to an endpoint of index > 0: registered as an exposed region
-   * (transport.h), whose byte 0 peers reach at net_raddr. */
+  /* Bound to an endpoint of index > 0 (a segment may be bound to several
+   * endpoints, as in the reference; only the primordial endpoint's segment
+   * is bound to one alone): registered as an exposed region (transport.h),
+   * key net_xkey, whose byte 0 peers reach at net_raddr. */
   void *net_exposed;
-  uint64_t net_raddr;
+  uint64_t net_xkey, net_raddr;
 };
 #define GEXI_SEG_ID_ATTACH 1
 

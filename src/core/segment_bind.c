@@ -51,9 +51,8 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
                     : flags                       ? "flags must be 0"
                     : !gexi_ep_valid(ep)          ? "not an endpoint of this process"
                     : seg->client != ep->client   ? "the segment belongs to another client"
-                    : ep->segment                 ? "the endpoint already has a bound segment"
-                    : seg->ep                     ? "the segment is already bound"
-                                                  : NULL;
+                    : ep->segment ? "the endpoint already has a bound segment"
+                                  : NULL; /* (a segment may be bound to several endpoints) */
   if (bad) {
     pthread_mutex_unlock(&gexi_ctx.teams_lock);
     gexi_warn("gex_EP_BindSegment: %s", bad);
@@ -72,12 +71,13 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
     seg->net_registered = true;
     gexi_ctx.net->seg_peer(me, seg->net_key); /* provider-native atomics reach us too */
   } else if (gexi_ctx.net) {
-    seg->net_exposed = gexi_ctx.net->expose(seg->addr, seg->size, &seg->net_key, &seg->net_raddr);
-    seg->net_registered = true;
-    tab->net_key[me] = seg->net_key;
+    /* One exposed region serves every endpoint of index > 0 it is bound to. */
+    if (!seg->net_exposed)
+      seg->net_exposed = gexi_ctx.net->expose(seg->addr, seg->size, &seg->net_xkey, &seg->net_raddr);
+    tab->net_key[me] = seg->net_xkey;
     tab->net_raddr[me] = seg->net_raddr;
   }
-  seg->ep = ep;
+  if (!seg->ep) seg->ep = ep; /* (the first of the endpoints it is bound to) */
   ep->segment = seg;
   gexi_peers_sync_locked();
   pthread_mutex_unlock(&gexi_ctx.teams_lock);
@@ -109,8 +109,8 @@ static void make_record(struct pub_rec *r, const struct gexi_EP *ep) {
   r->state = PUB_SEGMENT;
   r->base = (uint64_t)(uintptr_t)s->addr;
   r->size = s->size;
-  r->net_key = s->net_key;
-  r->net_raddr = s->net_raddr;
+  r->net_key = ep->index ? s->net_xkey : s->net_key;
+  r->net_raddr = ep->index ? s->net_raddr : 0;
   r->pid = (uint64_t)getpid();
   r->fd_plus1 = s->fd >= 0 ? (uint64_t)s->fd + 1 : 0;
 }
