@@ -5,14 +5,13 @@
 
 #include "core/context.h"
 #include "core/hooks.h"
+#include "identity/identity.h"
 
 gex_Client_t gex_EP_QueryClient(gex_EP_t ep) { return ep->client; }
 gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) { return ep->flags; }
 gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep) { return ep->segment; }
 gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) { return ep->index; }
 void gex_EP_SetCData(gex_EP_t ep, const void *val) { ep->cdata = (void *)val; }
-
-#include "identity/identity.h"
 
 unsigned gexi_max_eps(void) { return gexi_conduit_is_smp() ? 1 : GEXI_MAX_EPS; }
 
