@@ -64,33 +64,49 @@ __attribute__((noinline)) static void am_loopback(int category, int is_req,
 __attribute__((noinline)) static int am_net_send(gex_Rank_t jobrank, int category, int is_req,
                                                  gex_AM_Index_t handler, unsigned nargs,
                                                  const gex_AM_Arg_t *args, const void *payload,
-                                                 size_t nbytes, void *dest, gex_Flags_t flags) {
+                                                 size_t nbytes, void *dest, gex_Flags_t flags,
+                                                 uint32_t placed_ep) {
   struct gexi_am_hdr h;
   set_hdr(&h, category, is_req, handler, nargs, args, nbytes, dest);
+  if (placed_ep) h.ep_index = placed_ep;
   return gexi_ctx.net->am_send(jobrank, &h, payload, flags);
 }
 
-static inline int am_inject(gex_Rank_t jobrank, int category, int is_req,
-                            gex_AM_Index_t handler, unsigned nargs, const gex_AM_Arg_t *args,
-                            const void *payload, size_t nbytes, void *dest, gex_Flags_t flags) {
+/* placed_ep: 0, or (a Long only) the index of the target's endpoint into
+ * whose segment the caller has already placed the payload (am.h): the
+ * header says so and no transport moves a payload.  A constant 0 where this
+ * is inlined by am_inject. */
+static inline int am_inject_at(gex_Rank_t jobrank, int category, int is_req,
+                               gex_AM_Index_t handler, unsigned nargs,
+                               const gex_AM_Arg_t *args, const void *payload, size_t nbytes,
+                               void *dest, gex_Flags_t flags, uint32_t placed_ep) {
   /* Off-node first (this process itself is on-node). */
   gex_Rank_t li = gexi_ctx.local_index[jobrank];
   if (li == GEX_RANK_INVALID) {
     if (category == GEXI_AM_SHORT) /* a constant where this is inlined */
       return gexi_ctx.net->am_short(!is_req, jobrank, handler, flags, nargs, args);
     return am_net_send(jobrank, category, is_req, handler, nargs, args, payload, nbytes, dest,
-                       flags);
+                       flags, placed_ep);
   }
   if (GEXI_UNLIKELY(am_is_loopback(jobrank, handler))) {
-    am_loopback(category, is_req, handler, nargs, args, payload, nbytes, dest);
+    /* (placed: the payload is at dest already, which am_loopback leaves alone) */
+    am_loopback(category, is_req, handler, nargs, args, placed_ep ? dest : payload, nbytes, dest);
     return 0;
   }
   uint64_t pos;
   struct gexi_amq_slot *s = gexi_shm_am_reserve(li, is_req, flags, &pos);
   if (!s) return 1;
   set_hdr(&s->hdr, category, is_req, handler, nargs, args, nbytes, dest);
-  gexi_shm_am_finish(li, s, pos, category, payload, nbytes);
+  if (placed_ep) s->hdr.ep_index = placed_ep;
+  gexi_shm_am_finish(li, s, pos, category, payload, placed_ep ? 0 : nbytes);
   return 0;
+}
+
+static inline int am_inject(gex_Rank_t jobrank, int category, int is_req,
+                            gex_AM_Index_t handler, unsigned nargs, const gex_AM_Arg_t *args,
+                            const void *payload, size_t nbytes, void *dest, gex_Flags_t flags) {
+  return am_inject_at(jobrank, category, is_req, handler, nargs, args, payload, nbytes, dest,
+                      flags, 0);
 }
 
 int gexi_am_send(gex_Rank_t jobrank, int category, int is_req, gex_AM_Index_t handler,
@@ -242,8 +258,6 @@ int gexi_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *s
  * then the message goes with ep_index = k and no payload, and the target
  * checks the range against its own segment of that endpoint (am_check.c).
  * IMMEDIATE is honoured only for the message: the Put does not fail. */
-gex_Event_t gexi_rma_ep_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
-                            size_t nbytes, gex_Event_t *lc_opt, int mode);
 __attribute__((noinline)) static int request_long_ep(gex_TM_t tm, gex_Rank_t rank,
                                                      gex_AM_Index_t handler, const void *src,
                                                      size_t nbytes, void *dest,
@@ -254,22 +268,9 @@ __attribute__((noinline)) static int request_long_ep(gex_TM_t tm, gex_Rank_t ran
     memcpy((char *)dest + p->delta, src, nbytes);
   else
     gexi_rma_ep_put(tm, rank, dest, src, nbytes, GEX_EVENT_NOW, GEXI_MODE_BLOCKING);
-  struct gexi_am_hdr h;
-  set_hdr(&h, GEXI_AM_LONG, 1, handler, nargs, args, nbytes, dest);
-  h.ep_index = gexi_tm(tm)->remote_index;
-  gex_Rank_t j = p->jobrank;
-  if (j == gexi_ctx.rank && handler >= GEX_AM_INDEX_BASE) {
-    gexi_am_deliver(&h, NULL);
-    return 0;
-  }
-  gex_Rank_t li = gexi_ctx.local_index[j];
-  if (li == GEX_RANK_INVALID) return gexi_ctx.net->am_send(j, &h, NULL, flags);
-  uint64_t pos;
-  struct gexi_amq_slot *s = gexi_shm_am_reserve(li, 1, flags, &pos);
-  if (!s) return 1;
-  s->hdr = h;
-  gexi_shm_am_finish(li, s, pos, GEXI_AM_LONG, NULL, 0); /* (the payload is there) */
-  return 0;
+  /* (src goes along unread: with placed_ep no transport moves a payload) */
+  return am_inject_at(p->jobrank, GEXI_AM_LONG, 1, handler, nargs, args, src, nbytes, dest,
+                      flags, gexi_tm(tm)->remote_index);
 }
 
 int gexi_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src,

@@ -86,18 +86,16 @@ static void arrive(struct gexi_team *t) {
                             memory_order_release);
 }
 
-static int arrived_all(const struct gexi_team *t, uint64_t k) {
-  for (gex_Rank_t i = 0; i < t->head.size; i++) {
-    uint64_t a = atomic_load_explicit(&t->mctrl[i]->team_arrivals[t->slot], memory_order_acquire);
-    if (a - (t->bar_base ? t->bar_base[i] : 0) < k) return 0;
-  }
-  return 1;
-}
-
 /* Has member r made its k-th arrival? */
 static int arrived_one(const struct gexi_team *t, gex_Rank_t r, uint64_t k) {
   uint64_t a = atomic_load_explicit(&t->mctrl[r]->team_arrivals[t->slot], memory_order_acquire);
   return a - (t->bar_base ? t->bar_base[r] : 0) >= k;
+}
+
+static int arrived_all(const struct gexi_team *t, uint64_t k) {
+  for (gex_Rank_t i = 0; i < t->head.size; i++)
+    if (!arrived_one(t, i, k)) return 0;
+  return 1;
 }
 
 static unsigned char *stage_of(const struct gexi_team *t, gex_Rank_t r) {
@@ -106,14 +104,18 @@ static unsigned char *stage_of(const struct gexi_team *t, gex_Rank_t r) {
 
 /* ---- the state machine --------------------------------------------------- */
 /* Where a broadcast's data is staged in its root's chunk: a small one's
- * slot (e->slot_off), else the whole chunk. */
+ * slot, else from the chunk's start. */
+static size_t stage_off(const struct gexi_Event *e) {
+  return e->small ? (size_t)e->slot * GEXI_COLL_SMALL : 0;
+}
+
 static void stage(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
   if (e->ckind == GEXI_COLL_BCAST) {
     if (t->head.rank != e->root) return;
     size_t off = e->round * GEXI_COLL_CHUNK;
     size_t len = e->nbytes - off < GEXI_COLL_CHUNK ? e->nbytes - off : GEXI_COLL_CHUNK;
-    memcpy(stage_of(t, t->head.rank) + e->slot_off, (const char *)e->src + off, len);
+    memcpy(stage_of(t, t->head.rank) + stage_off(e), (const char *)e->src + off, len);
   } else if (e->ckind == GEXI_COLL_REDUCE) {
     size_t first = e->round * e->per_round;
     size_t cnt = e->dt_cnt - first < e->per_round ? e->dt_cnt - first : e->per_round;
@@ -129,7 +131,7 @@ static void consume(struct gexi_Event *e) {
     size_t len = e->nbytes - off < GEXI_COLL_CHUNK ? e->nbytes - off : GEXI_COLL_CHUNK;
     char *d = (char *)e->dst + off;
     if (me != e->root)
-      memcpy(d, stage_of(t, e->root) + e->slot_off, len);
+      memcpy(d, stage_of(t, e->root) + stage_off(e), len);
     else if (e->dst != e->src)
       memcpy(d, (const char *)e->src + off, len);
   } else if (e->ckind == GEXI_COLL_REDUCE) {
@@ -297,7 +299,6 @@ static gex_Event_t start(struct gexi_Event *e) {
   if (e->ckind == GEXI_COLL_BCAST && e->nbytes <= GEXI_COLL_SMALL) { /* its slot: see the top */
     e->small = true;
     e->slot = t->small_seq++ % GEXI_COLL_SMALL_SLOTS;
-    e->slot_off = (size_t)e->slot * GEXI_COLL_SMALL;
   }
   if (gexi_coll_team_am(t)) {
     e->am = true;

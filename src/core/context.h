@@ -361,6 +361,14 @@ gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void);
 /* What the network's put_nbi entry does not do at once (transport.h). */
 int gexi_rma_put_nbi_general(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank,
                              void *dest, uint64_t lc_flags);
+/* RMA through a TM-pair to endpoints of index > 0 whose segment is not
+ * mapped here (rma/rma_ep.c): complete on return.  gexi_rma_ep_put_nbi is
+ * such pairs' put_nbi entry. */
+gex_Event_t gexi_rma_ep_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
+                            size_t nbytes, gex_Event_t *lc_opt, int mode);
+gex_Event_t gexi_rma_ep_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes);
+int gexi_rma_ep_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank, void *dest,
+                        uint64_t lc_flags);
 static inline gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
   return GEXI_TM_PEERS(tm)[rank].jobrank;
 }

@@ -29,10 +29,6 @@ struct gexi_ep_tab *gexi_ep_tab_locked(gex_EP_Index_t k) {
   return t;
 }
 
-/* The put_nbi entry of pairs to index k > 0 (rma/rma_ep.c). */
-int gexi_rma_ep_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank, void *dest,
-                        uint64_t lc_flags);
-
 __attribute__((noinline)) static gex_TM_t make_pair(struct gexi_EP *ep, gex_EP_Index_t k) {
   pthread_mutex_lock(&gexi_ctx.teams_lock);
   struct gexi_team *t = atomic_load_explicit(&ep->pairs[k], memory_order_relaxed);

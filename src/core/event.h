@@ -51,10 +51,9 @@ struct gexi_Event {
   uint64_t target;       /* arrival count awaited */
   size_t round, nrounds; /* chunk rounds */
   /* shm broadcast of at most GEXI_COLL_SMALL bytes: its slot in the root's
-   * chunk, and the slot's offset (0 for other broadcasts; coll/coll.c). */
+   * chunk (coll/coll.c). */
   bool small;
   uint32_t slot;
-  size_t slot_off;
   /* arguments */
   gex_Rank_t root;       /* GEX_RANK_INVALID: reduce to all */
   void *dst;

@@ -42,6 +42,13 @@
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
 
+/* The master entry of rank j's endpoint of index k: the job's table for
+ * k == 0, else index k's (*tab, made if needed).  teams_lock held. */
+static gexi_Peer_t *master_entry(gex_EP_Index_t k, gex_Rank_t j, struct gexi_ep_tab **tab) {
+  *tab = k ? gexi_ep_tab_locked(k) : NULL;
+  return k ? &(*tab)->peers[j] : &gexi_ctx.peers[j];
+}
+
 /* ---- gex_EP_BindSegment ---------------------------------------------------------- */
 int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
   gexi_check_init("gex_EP_BindSegment");
@@ -60,8 +67,8 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
   }
   gex_Rank_t me = gexi_ctx.rank;
   const gex_EP_Index_t k = ep->index;
-  struct gexi_ep_tab *tab = k ? gexi_ep_tab_locked(k) : NULL;
-  gexi_Peer_t *p = k ? &tab->peers[me] : &gexi_ctx.peers[me];
+  struct gexi_ep_tab *tab;
+  gexi_Peer_t *p = master_entry(k, me, &tab);
   p->seg_base = (uintptr_t)seg->addr;
   p->seg_size = seg->size;
   p->delta = 0;
@@ -120,8 +127,8 @@ static void make_record(struct pub_rec *r, const struct gexi_EP *ep) {
 static void learn(const struct pub_rec *r) {
   gex_Rank_t j = (gex_Rank_t)r->jobrank;
   const gex_EP_Index_t k = (gex_EP_Index_t)r->ep_index;
-  struct gexi_ep_tab *tab = k ? gexi_ep_tab_locked(k) : NULL;
-  gexi_Peer_t *p = k ? &tab->peers[j] : &gexi_ctx.peers[j];
+  struct gexi_ep_tab *tab;
+  gexi_Peer_t *p = master_entry(k, j, &tab);
   if (p->seg_size) { /* known already (attach, or an earlier publication) */
     if (p->seg_base != r->base || p->seg_size != r->size)
       gexi_fatal("gex_EP_PublishBoundSegment: rank %u published [%p,+%zu) for endpoint %u but "

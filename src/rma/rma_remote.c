@@ -33,11 +33,6 @@ __attribute__((noinline)) static gex_Event_t put_remote(gex_Rank_t j, void *dest
   return gexi_ctx.net->put(j, dest, src, nbytes, lc_opt, flags, mode);
 }
 
-/* Pairs to endpoints of index > 0 (rma/rma_ep.c). */
-gex_Event_t gexi_rma_ep_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
-                            size_t nbytes, gex_Event_t *lc_opt, int mode);
-gex_Event_t gexi_rma_ep_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes);
-
 gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                 size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
                                 int mode) {

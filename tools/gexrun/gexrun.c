@@ -32,6 +32,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "common.h"
+#include "core/env_parse.h"
 #include "proxy.h"
 
 #ifndef GEXRUN_VERSION
@@ -1194,7 +1195,11 @@ int main(int argc, char **argv) {
       if (++i >= argc || !argv[i][0] || argv[i][0] == '=') usage();
       job.xvars[job.nxvars++] = argv[i];
     } else if (!strcmp(a, "--stall")) {
-      if (++i >= argc || (job.stall_secs = parse_n(argv[i], "--stall")) < 0) usage();
+      uint64_t secs;
+      char why[160];
+      if (++i >= argc || gexi_parse_count(argv[i], 1, 1000000, &secs, why, sizeof why) != 0)
+        usage();
+      job.stall_secs = (int)secs;
     } else if (!strcmp(a, "--stall-end")) {
       job.stall_end = 1;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -1223,9 +1228,7 @@ int main(int argc, char **argv) {
   if (n < 1 || i >= argc) usage();
   job.prog = argv + i;
   job.verbose = gx_env_switch("GEXRUN_VERBOSE", 0);
-  if (!job.stall_secs && getenv("GEXRUN_STALL") && *getenv("GEXRUN_STALL") &&
-      (job.stall_secs = parse_n(getenv("GEXRUN_STALL"), "GEXRUN_STALL")) < 0)
-    usage();
+  if (!job.stall_secs) job.stall_secs = (int)gx_env_count("GEXRUN_STALL", 0, 0, 1000000);
   if (!job.stall_end) job.stall_end = gx_env_switch("GEXRUN_STALL_END", 0);
   job.boot_timeout = (int)gx_env_count("GEX_BOOTSTRAP_TIMEOUT", 60, 0, 1000000);
 

@@ -350,8 +350,11 @@ gex_Event_t gexi_ofi_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex
  * waited for with an op on the stack. */
 enum { EXPOSED_BATCH = 8 };
 
+/* wflags: flags a write adds to FI_COMPLETION (rma_exposed: delivery
+ * completion where the provider has it). */
 static void exposed_rma(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *x, int is_write,
-                        void (*then)(void *arg, size_t first, size_t k), void *arg) {
+                        void (*then)(void *arg, size_t first, size_t k), void *arg,
+                        uint64_t wflags) {
   struct gexi_ofi *o = gexi_ctx.ofi;
   for (size_t first = 0; first < n; first += EXPOSED_BATCH) {
     struct ofi_op op[EXPOSED_BATCH];
@@ -367,7 +370,7 @@ static void exposed_rma(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *x
       struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
                                .rma_iov = &riov, .rma_iov_count = 1, .context = &op[i].fctx};
       if (is_write)
-        OFI_RETRY(fi_writemsg(o->ep, &msg, FI_COMPLETION), GEXI_POLL_ALL, "fi_writemsg");
+        OFI_RETRY(fi_writemsg(o->ep, &msg, FI_COMPLETION | wflags), GEXI_POLL_ALL, "fi_writemsg");
       else
         OFI_RETRY(fi_readmsg(o->ep, &msg, FI_COMPLETION), GEXI_POLL_ALL, "fi_readmsg");
     }
@@ -377,12 +380,12 @@ static void exposed_rma(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *x
 }
 
 void gexi_ofi_get_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *r) {
-  exposed_rma(j, n, r, 0, NULL, NULL);
+  exposed_rma(j, n, r, 0, NULL, NULL, 0);
 }
 
 void gexi_ofi_put_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *w,
                           void (*then)(void *arg, size_t first, size_t k), void *arg) {
-  exposed_rma(j, n, w, 1, then, arg);
+  exposed_rma(j, n, w, 1, then, arg, 0);
 }
 
 /* One transfer with a region j exposed, complete at the peer on return: a
@@ -390,24 +393,11 @@ void gexi_ofi_put_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma 
  * by a read of its first byte (reads are ordered after writes). */
 void gexi_ofi_rma_exposed(gex_Rank_t j, int is_write, const struct gexi_exposed_rma *x) {
   struct gexi_ofi *o = gexi_ctx.ofi;
-  struct ofi_op op = {.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT, .peer = j};
-  struct fid_mr *tmp = NULL;
-  void *desc = gexi_ofi_local_desc(x->local, x->nbytes, is_write ? FI_WRITE : FI_READ, &tmp);
-  op.tmp_mr = tmp;
-  struct iovec iov = {x->local, x->nbytes};
-  struct fi_rma_iov riov = {x->raddr, x->nbytes, x->key};
-  struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
-                           .rma_iov = &riov, .rma_iov_count = 1, .context = &op.fctx};
-  if (is_write)
-    OFI_RETRY(fi_writemsg(o->ep, &msg, FI_COMPLETION | o->write_flags), GEXI_POLL_ALL,
-              "fi_writemsg");
-  else
-    OFI_RETRY(fi_readmsg(o->ep, &msg, FI_COMPLETION), GEXI_POLL_ALL, "fi_readmsg");
-  gexi_ofi_wait_op(&op, GEXI_POLL_ALL); /* (its completion released tmp) */
+  exposed_rma(j, 1, x, is_write, NULL, NULL, o->write_flags);
   if (is_write && o->flush_with_read) {
     char scratch;
     struct gexi_exposed_rma f = {&scratch, x->raddr, x->key, 1};
-    gexi_ofi_rma_exposed(j, 0, &f);
+    exposed_rma(j, 1, &f, 0, NULL, NULL, 0);
   }
 }
 
