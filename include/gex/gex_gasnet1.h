@@ -47,7 +47,9 @@ struct gexl_context {
   struct {
     int phase;              /* 0: idle, 1: notified (wait/try pending) */
     int id, flags;          /* as given to notify */
-    gex_Event_t event;      /* the reduction started by notify */
+    gex_Event_t event;      /* the barrier or reduction started by notify */
+    int words;              /* 1: a barrier with words (seq), 0: a reduction */
+    uint64_t seq;
     uint64_t mine[3], all[3]; /* contribution and result (see barrier.c) */
     int result_named;       /* last completed barrier: 1 named, 0 anonymous, -1 mismatch */
     int result_id;

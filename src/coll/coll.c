@@ -2,7 +2,7 @@
  * reduce-to-one and reduce-to-all (see docs/collectives.md).
  *
  * Barrier counters.  Every process keeps, in its control region, one
- * arrival counter per team slot (team_arrivals[slot]; the slot is agreed by
+ * arrival counter per team slot (team_bar[slot].arrivals; the slot is agreed by
  * the team's members at creation, the primordial team uses slot 0).  An
  * arrival is a release increment of my own counter; the k-th arrival of a
  * team is complete once every member's counter minus its base (its value
@@ -23,12 +23,17 @@
  * there again first waits until every member has made the arrivals of the
  * broadcast that used it.  Broadcasts of at most GEXI_COLL_SMALL bytes
  * take turns over GEXI_COLL_SMALL_SLOTS slots of the chunk (the k-th small
- * broadcast of a team uses slot k mod the slot count, in every member), so
- * a root runs up to that many broadcasts ahead of the slowest reader
- * (small_guard[slot]); a larger one, or a reduce, waits until every
- * earlier broadcast's readers are done (stage_guard).  Every member still
- * arrives twice per broadcast, so the counts stay in step across members
- * whatever runs in between.
+ * broadcast or reduce of a team uses slot k mod the slot count, in every
+ * member), so a root runs up to that many broadcasts ahead of the slowest
+ * reader (small_guard[slot]); a larger one waits until every earlier
+ * one-chunk collective's readers are done (stage_guard).  A reduce of at
+ * most GEXI_COLL_SMALL bytes works the same way: every member stages into
+ * its slot and arrives, waits for every member's arrival (reduce-to-one:
+ * only the root waits and reads), combines, and arrives a second time
+ * without waiting; the slot's guard keeps the next writer of that slot
+ * until every reader is done.  Every member still arrives twice per
+ * one-chunk collective, so the counts stay in step across members whatever
+ * runs in between.
  *
  * Every collective of a team is queued in initiation order (the order is
  * the same in every member) and only the queue head advances, so the
@@ -52,6 +57,7 @@
 #include "coll/coll_hier.h"
 #include "coll/coll_ops.h"
 #include "core/event.h"
+#include "core/hooks.h"
 #include "transport/shm/shm.h"
 
 _Static_assert(GEXI_COLL_SLOTS == GEXI_SHM_TEAM_SLOTS, "one team slot space for both engines");
@@ -82,13 +88,13 @@ static void ensure_mctrl(struct gexi_team *t) {
 
 static void arrive(struct gexi_team *t) {
   t->arrivals++;
-  atomic_fetch_add_explicit(&t->mctrl[t->head.rank]->team_arrivals[t->slot], 1,
+  atomic_fetch_add_explicit(&t->mctrl[t->head.rank]->team_bar[t->slot].arrivals, 1,
                             memory_order_release);
 }
 
 /* Has member r made its k-th arrival? */
 static int arrived_one(const struct gexi_team *t, gex_Rank_t r, uint64_t k) {
-  uint64_t a = atomic_load_explicit(&t->mctrl[r]->team_arrivals[t->slot], memory_order_acquire);
+  uint64_t a = atomic_load_explicit(&t->mctrl[r]->team_bar[t->slot].arrivals, memory_order_acquire);
   return a - (t->bar_base ? t->bar_base[r] : 0) >= k;
 }
 
@@ -119,7 +125,8 @@ static void stage(struct gexi_Event *e) {
   } else if (e->ckind == GEXI_COLL_REDUCE) {
     size_t first = e->round * e->per_round;
     size_t cnt = e->dt_cnt - first < e->per_round ? e->dt_cnt - first : e->per_round;
-    memcpy(stage_of(t, t->head.rank), (const char *)e->src + first * e->dt_sz, cnt * e->dt_sz);
+    memcpy(stage_of(t, t->head.rank) + stage_off(e), (const char *)e->src + first * e->dt_sz,
+           cnt * e->dt_sz);
   }
 }
 
@@ -142,8 +149,9 @@ static void consume(struct gexi_Event *e) {
     gex_Rank_t n = t->head.size;
     /* Right fold in rank order: x0 op (x1 op (... op x[n-1])), so a
      * non-commutative (USER_NC) operator sees the operands in rank order. */
-    memcpy(d, stage_of(t, n - 1), cnt * e->dt_sz);
-    for (gex_Rank_t i = n - 1; i-- > 0;) gexi_coll_combine(e, stage_of(t, i), d, cnt);
+    size_t so = stage_off(e);
+    memcpy(d, stage_of(t, n - 1) + so, cnt * e->dt_sz);
+    for (gex_Rank_t i = n - 1; i-- > 0;) gexi_coll_combine(e, stage_of(t, i) + so, d, cnt);
   }
 }
 
@@ -151,19 +159,19 @@ static void consume(struct gexi_Event *e) {
  * overwrites)?  Only a broadcast's root and every reducer write. */
 static int stage_free(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
-  if (e->ckind == GEXI_COLL_BCAST && t->head.rank == e->root) {
-    /* A small one's slot: its last user's readers, and those of a larger
-     * one-chunk broadcast since (they read the whole chunk). */
-    uint64_t g = e->small ? t->small_guard[e->slot] : t->stage_guard;
-    if (e->small && t->large_guard > g) g = t->large_guard;
-    return !g || arrived_all(t, g);
-  }
-  return e->ckind != GEXI_COLL_REDUCE || !t->stage_guard || arrived_all(t, t->stage_guard);
+  int writes = e->ckind == GEXI_COLL_REDUCE || (e->ckind == GEXI_COLL_BCAST && t->head.rank == e->root);
+  if (!writes) return 1;
+  /* A small one's slot: its last user's readers, and those of a larger
+   * one-chunk broadcast since (they read the whole chunk).  A larger one:
+   * every earlier one-chunk collective's readers. */
+  uint64_t g = e->small ? t->small_guard[e->slot] : t->stage_guard;
+  if (e->small && t->large_guard > g) g = t->large_guard;
+  return !g || arrived_all(t, g);
 }
 
-/* The second arrival of a one-chunk broadcast; its staged data is free
- * again once every member has made it. */
-static void bcast_done(struct gexi_Event *e) {
+/* The second arrival of a one-chunk broadcast or small reduce; its staged
+ * data is free again once every member has made it. */
+static void one_chunk_done(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
   arrive(t);
   t->stage_guard = t->arrivals;
@@ -195,7 +203,15 @@ static int step(struct gexi_Event *e) {
           return 1;
         }
         consume(e); /* (the root's own copy, if dst is not src) */
-        bcast_done(e);
+        one_chunk_done(e);
+        return 1;
+      }
+      if (e->ckind == GEXI_COLL_REDUCE && e->small) { /* see the top */
+        if (e->root != GEX_RANK_INVALID && t->head.rank != e->root) {
+          one_chunk_done(e); /* reduce-to-one, not the root: nothing to read */
+          return 1;
+        }
+        e->phase = 4;
         return 1;
       }
       e->phase = 1;
@@ -203,7 +219,12 @@ static int step(struct gexi_Event *e) {
     case 3: /* one-chunk broadcast, not the root: the root has staged */
       if (!arrived_one(t, e->root, e->target)) return 0;
       consume(e);
-      bcast_done(e);
+      one_chunk_done(e);
+      return 1;
+    case 4: /* small reduce, a reader: every member has staged */
+      if (!arrived_all(t, e->target)) return 0;
+      consume(e);
+      one_chunk_done(e);
       return 1;
     case 1:
       if (!arrived_all(t, e->target)) return 0;
@@ -296,10 +317,6 @@ static struct gexi_Event *new_op(const char *fn, gex_TM_t tm, int ckind) {
 static gex_Event_t start(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
   pthread_mutex_lock(&coll_lock);
-  if (e->ckind == GEXI_COLL_BCAST && e->nbytes <= GEXI_COLL_SMALL) { /* its slot: see the top */
-    e->small = true;
-    e->slot = t->small_seq++ % GEXI_COLL_SMALL_SLOTS;
-  }
   if (gexi_coll_team_am(t)) {
     e->am = true;
     e->seq = t->am_seq++; /* initiation order: the same in every member */
@@ -311,6 +328,12 @@ static gex_Event_t start(struct gexi_Event *e) {
     }
   } else {
     ensure_mctrl(t);
+    int small = (e->ckind == GEXI_COLL_BCAST && e->nbytes <= GEXI_COLL_SMALL) ||
+                (e->ckind == GEXI_COLL_REDUCE && e->dt_cnt <= GEXI_COLL_SMALL / e->dt_sz);
+    if (small) { /* its slot: see the top */
+      e->small = true;
+      e->slot = t->small_seq++ % GEXI_COLL_SMALL_SLOTS;
+    }
   }
   if (t->q_tail)
     t->q_tail->next = e;
@@ -333,23 +356,37 @@ static gex_Event_t start(struct gexi_Event *e) {
   return e;
 }
 
-/* Barrier fast path: a team on the shared-memory engine with nothing queued
- * arrives at once (what start() would do in its first step) and does not
- * queue the barrier.  Its completion depends on the arrival counters only
- * (every member's count >= target, acquire loads pairing with the release
- * increments of arrive()), so it needs neither the queue nor the lock, and
- * collectives initiated after it may arrive before it completes: counters
- * are monotonic and consumed in the same order everywhere, and a barrier
- * stages nothing.  Returns 0 when the fast path does not apply; else sets
- * *ev to GEX_EVENT_INVALID when every member had already arrived, or to a
- * direct event. */
-static int barrier_direct(struct gexi_team *t, gex_Event_t *ev) {
+/* A barrier on a team of the shared-memory engine (0 on any other: the
+ * caller queues it for its engine).  With 'words', first publishes them
+ * for gexi_coll_barrier_max3 (generation *seq).  Fast path: with nothing
+ * queued the barrier arrives at once (what start() would do in its first
+ * step) and is not queued.  Its completion depends on the arrival counters
+ * only (every member's count >= target, acquire loads pairing with the
+ * release increments of arrive()), so it needs neither the queue nor the
+ * lock, and collectives initiated after it may arrive before it completes:
+ * counters are monotonic and consumed in the same order everywhere, and a
+ * barrier stages nothing.  Sets *ev to GEX_EVENT_INVALID when every member
+ * had already arrived, else to a direct or a queued event. */
+static int barrier_shm(struct gexi_team *t, const uint64_t *words, uint64_t *seq, gex_Event_t *ev) {
   pthread_mutex_lock(&coll_lock);
-  if (t->q_head || gexi_coll_team_am(t)) {
+  if (gexi_coll_team_am(t)) {
     pthread_mutex_unlock(&coll_lock);
     return 0;
   }
   ensure_mctrl(t);
+  if (words) {
+    uint64_t s = t->words_seq++;
+    _Atomic uint64_t *w = t->mctrl[t->head.rank]->team_bar[t->slot].words[s & 1];
+    for (int k = 0; k < 3; k++) atomic_store_explicit(&w[k], words[k], memory_order_relaxed);
+    *seq = s;
+  }
+  if (t->q_head) { /* behind queued collectives: in its turn */
+    pthread_mutex_unlock(&coll_lock);
+    struct gexi_Event *e = alloc_op(t, GEXI_COLL_BARRIER);
+    e->nrounds = 1;
+    *ev = start(e);
+    return 1;
+  }
   arrive(t);
   uint64_t target = t->arrivals;
   pthread_mutex_unlock(&coll_lock);
@@ -375,11 +412,34 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
   GEXI_CHECK_FLAGS("gex_Coll_BarrierNB", flags, 0);
   if (tm != GEX_TM_INVALID && !gexi_tm(tm)->is_pair) {
     gex_Event_t d;
-    if (barrier_direct(gexi_tm(tm), &d)) return d;
+    if (barrier_shm(gexi_tm(tm), NULL, NULL, &d)) return d;
   }
   struct gexi_Event *e = new_op("gex_Coll_BarrierNB", tm, GEXI_COLL_BARRIER);
   e->nrounds = 1;
   return start(e);
+}
+
+/* core/hooks.h, 3.  Why two generations suffice: a member writes
+ * generation s & 1 only after its barrier s - 1 completed, i.e. after every
+ * member arrived at s - 1, which each did only after reading its result of
+ * s - 2 (the caller's contract).  The words are published by the release
+ * increment of the barrier's arrival and read after the acquire loads that
+ * saw every member arrive. */
+int gexi_coll_barrier_max3(gex_TM_t tm, const uint64_t mine[3], gex_Event_t *ev, uint64_t *seq) {
+  gexi_check_can_communicate("gasnet_barrier_notify");
+  return barrier_shm(gexi_tm(tm), mine, seq, ev);
+}
+
+void gexi_coll_barrier_max3_result(gex_TM_t tm, uint64_t seq, uint64_t out[3]) {
+  const struct gexi_team *t = gexi_tm(tm);
+  out[0] = out[1] = out[2] = 0;
+  for (gex_Rank_t r = 0; r < t->head.size; r++) {
+    _Atomic uint64_t *w = t->mctrl[r]->team_bar[t->slot].words[seq & 1];
+    for (int k = 0; k < 3; k++) {
+      uint64_t v = atomic_load_explicit(&w[k], memory_order_relaxed);
+      if (v > out[k]) out[k] = v;
+    }
+  }
 }
 
 int gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags) {

@@ -9,7 +9,7 @@
  * of one node never send each other messages: they meet in shared memory.
  *
  * Local synchronisation uses only the team slot's arrival counters
- * (team_arrivals[slot] in each process's control region, minus the base
+ * (team_bar[slot].arrivals in each process's control region, minus the base
  * recorded at team creation), with two roles:
  *   gather   every non-leader increments its own counter (release); the
  *            leader waits until each non-leader's counter reached the
@@ -135,12 +135,12 @@ void gexi_coll_hier_free(struct gexi_team *t) {
 
 /* ---- node-local synchronisation ------------------------------------------ */
 static uint64_t count_of(const struct gexi_coll_hier *h, gex_Rank_t i, uint32_t slot) {
-  return atomic_load_explicit(&h->lctrl[i]->team_arrivals[slot], memory_order_acquire) -
+  return atomic_load_explicit(&h->lctrl[i]->team_bar[slot].arrivals, memory_order_acquire) -
          h->lbase[i];
 }
 
 static void bump(const struct gexi_coll_hier *h, uint32_t slot) {
-  atomic_fetch_add_explicit(&h->lctrl[h->li]->team_arrivals[slot], 1, memory_order_release);
+  atomic_fetch_add_explicit(&h->lctrl[h->li]->team_bar[slot].arrivals, 1, memory_order_release);
 }
 
 /* Returns 1 once this member has passed the next gather (non-leaders at

@@ -70,16 +70,17 @@ struct gexi_team {
   struct gexi_shm_ctrl **mctrl; /* by team rank: member's control region (lazy) */
   uint64_t arrivals;            /* my barrier arrivals on this team */
   /* Arrival counts every member must have reached before this member writes
-   * its staging chunk again (0: none; coll/coll.c, one-chunk broadcasts):
-   * the latest broadcast's, a small broadcast slot's last one's, and the
-   * latest one-chunk broadcast's that was not small; small_seq numbers the
-   * small broadcasts. */
+   * its staging chunk again (0: none; coll/coll.c, one-chunk broadcasts and
+   * small reduces): the latest such collective's, a small slot's last
+   * user's, and the latest one-chunk broadcast's that was not small;
+   * small_seq numbers the small broadcasts and reduces. */
   uint64_t stage_guard;
 #define GEXI_COLL_SMALL 1024
 #define GEXI_COLL_SMALL_SLOTS 32
   uint64_t small_guard[GEXI_COLL_SMALL_SLOTS];
   uint64_t large_guard;
   uint32_t small_seq;
+  uint64_t words_seq; /* barriers with words started (gexi_coll_barrier_max3) */
   struct gexi_Event *q_head, *q_tail; /* collectives in initiation order */
   struct gexi_team *active_next; /* list of teams with queued collectives */
   bool active;

@@ -27,4 +27,7 @@ typedef void (*gexi_client_init_hook_t)(gex_Client_t client, gex_EP_t ep, gex_TM
                                         gex_Flags_t flags);
 void gexi_set_client_init_hook(gexi_client_init_hook_t fn);
 
+int gexi_coll_barrier_max3(gex_TM_t tm, const uint64_t mine[3], gex_Event_t *ev, uint64_t *seq);
+void gexi_coll_barrier_max3_result(gex_TM_t tm, uint64_t seq, uint64_t out[3]);
+
 #endif

@@ -170,7 +170,7 @@ static struct gexi_team *build_team(struct gexi_team *p, const gex_Rank_t *jr, g
   if (!t->bar_base) gexi_fatal("out of memory");
   for (gex_Rank_t i = 0; i < n; i++)
     if (gexi_ctx.local_index[jr[i]] != GEX_RANK_INVALID)
-      t->bar_base[i] = atomic_load_explicit(&gexi_shm_ctrl_of(jr[i])->team_arrivals[slot],
+      t->bar_base[i] = atomic_load_explicit(&gexi_shm_ctrl_of(jr[i])->team_bar[slot].arrivals,
                                             memory_order_acquire);
   (void)gexi_coll_team_am(t); /* decide the engine now */
   atomic_fetch_or(&used_slots, (uint64_t)1 << slot);

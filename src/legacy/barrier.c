@@ -10,8 +10,9 @@
  * the name some other rank gave (a named wait after an anonymous notify
  * matches when no rank named the barrier).
  *
- * notify starts gex_Coll_ReduceToAllNB(GEX_OP_MAX) over three uint64_t per
- * rank:
+ * notify reduces three uint64_t per rank with MAX: on a team whose members
+ * are all on this node by the barrier with words of core/hooks.h (the cost
+ * of gex_Coll_BarrierNB), else by gex_Coll_ReduceToAllNB(GEX_OP_MAX):
  *   [0] named ? id + 1 : 0          -> max over ranks: 1 + largest name (0: none)
  *   [1] named ? 2^32 - id : 0       -> 2^32 - smallest name
  *   [2] MISMATCH flag given ? 1 : 0 -> some rank forced a mismatch
@@ -19,6 +20,7 @@
  * barrier is a collective on the primordial team, it must not overlap a
  * GASNet-EX collective on that team (the specification forbids it).
  */
+#include "core/hooks.h"
 #include "legacy/legacy.h"
 
 #define NAMED(flags) (!((flags) & GASNET_BARRIERFLAG_ANONYMOUS))
@@ -33,15 +35,20 @@ void gasnet_barrier_notify(int id, int flags) {
   gexl_ctx.bar.mine[0] = NAMED(flags) ? (uint64_t)uid + 1 : 0;
   gexl_ctx.bar.mine[1] = NAMED(flags) ? ((uint64_t)1 << 32) - uid : 0;
   gexl_ctx.bar.mine[2] = (flags & GASNET_BARRIERFLAG_MISMATCH) ? 1 : 0;
-  gexl_ctx.bar.event =
-      gex_Coll_ReduceToAllNB(tm, gexl_ctx.bar.all, gexl_ctx.bar.mine, GEX_DT_U64,
-                             sizeof(uint64_t), 3, GEX_OP_MAX, NULL, NULL, 0);
+  gexl_ctx.bar.words =
+      gexi_coll_barrier_max3(tm, gexl_ctx.bar.mine, &gexl_ctx.bar.event, &gexl_ctx.bar.seq);
+  if (!gexl_ctx.bar.words)
+    gexl_ctx.bar.event =
+        gex_Coll_ReduceToAllNB(tm, gexl_ctx.bar.all, gexl_ctx.bar.mine, GEX_DT_U64,
+                               sizeof(uint64_t), 3, GEX_OP_MAX, NULL, NULL, 0);
   gexl_ctx.bar.phase = 1;
 }
 
 /* The reduction is complete: decide this rank's result and record what
  * gasnet_barrier_result reports. */
 static int finish(int wait_id, int wait_flags) {
+  if (gexl_ctx.bar.words)
+    gexi_coll_barrier_max3_result(gexl_ctx.tm, gexl_ctx.bar.seq, gexl_ctx.bar.all);
   const uint64_t *all = gexl_ctx.bar.all;
   int any_named = all[0] != 0;
   uint32_t largest = (uint32_t)(all[0] - 1), smallest = (uint32_t)(((uint64_t)1 << 32) - all[1]);

@@ -35,15 +35,25 @@ struct gexi_proc_info {
 };
 
 /* Head of each process's control region. */
+_Static_assert(sizeof(_Atomic uint64_t) * 7 <= 64, "a team slot's barrier fits one cache line");
+
 struct gexi_shm_ctrl {
   uint64_t magic;
   uint64_t req_off, rep_off;
   /* Per team slot (agreed by a team's members at creation; the primordial
-   * team is slot 0): the number of barrier arrivals this process has made on
-   * the team that owns the slot here.  Monotonic, never reset: a team records
-   * every member's value at creation as its base.  Only the owner writes
-   * (release increment); peers read (acquire). */
-  alignas(64) _Atomic uint64_t team_arrivals[GEXI_SHM_TEAM_SLOTS];
+   * team is slot 0), one cache line each:
+   * - arrivals: the number of barrier arrivals this process has made on the
+   *   team that owns the slot here.  Monotonic, never reset: a team records
+   *   every member's value at creation as its base.  Only the owner writes
+   *   (release increment); peers read (acquire).
+   * - words: barrier words (coll/coll.c, gexi_coll_barrier_max3), two
+   *   generations of three, written by the owner before its arrival and
+   *   read by members once everyone has arrived; in the counter's line, so
+   *   a reader that saw the arrival has them at no further transfer. */
+  struct gexi_shm_team_bar {
+    alignas(64) _Atomic uint64_t arrivals;
+    _Atomic uint64_t words[2][3];
+  } team_bar[GEXI_SHM_TEAM_SLOTS];
   /* Team creation: what this process publishes for a split/create over the
    * parent team whose slot indexes the array (read by the parent's members
    * between the two parent barriers of the creation). */

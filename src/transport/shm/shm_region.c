@@ -64,7 +64,7 @@ void gexi_shm_create_ctrl(struct gexi_proc_info *info) {
   c->magic = GEXI_SHM_MAGIC;
   c->req_off = req_off;
   c->rep_off = rep_off;
-  for (int i = 0; i < GEXI_SHM_TEAM_SLOTS; i++) atomic_init(&c->team_arrivals[i], 0);
+  for (int i = 0; i < GEXI_SHM_TEAM_SLOTS; i++) atomic_init(&c->team_bar[i].arrivals, 0);
   gexi_amq_init((struct gexi_amq *)((char *)base + req_off), GEXI_SHM_REQ_SLOTS);
   gexi_amq_init((struct gexi_amq *)((char *)base + rep_off), GEXI_SHM_REP_SLOTS);
 
