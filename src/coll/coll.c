@@ -98,9 +98,23 @@ static int arrived_one(const struct gexi_team *t, gex_Rank_t r, uint64_t k) {
   return a - (t->bar_base ? t->bar_base[r] : 0) >= k;
 }
 
-static int arrived_all(const struct gexi_team *t, uint64_t k) {
-  for (gex_Rank_t i = 0; i < t->head.size; i++)
-    if (!arrived_one(t, i, k)) return 0;
+/* Has every member made its k-th arrival?  t->seen_all caches the least
+ * count seen in every member (counters only grow), so a guard or a barrier
+ * that every member is known to have passed costs no read of the others'
+ * lines.  It is stored with release after the acquire loads that saw the
+ * counts and loaded with acquire, so whoever trusts it also sees what the
+ * members wrote before those arrivals.  Racing stores may lower it: any
+ * value stored was a true lower bound. */
+static int arrived_all(struct gexi_team *t, uint64_t k) {
+  if (atomic_load_explicit(&t->seen_all, memory_order_acquire) >= k) return 1;
+  uint64_t least = UINT64_MAX;
+  for (gex_Rank_t i = 0; i < t->head.size; i++) {
+    uint64_t a = atomic_load_explicit(&t->mctrl[i]->team_bar[t->slot].arrivals, memory_order_acquire) -
+                 (t->bar_base ? t->bar_base[i] : 0);
+    if (a < k) return 0;
+    if (a < least) least = a;
+  }
+  atomic_store_explicit(&t->seen_all, least, memory_order_release);
   return 1;
 }
 
@@ -298,8 +312,7 @@ int gexi_coll_idle_team(struct gexi_team *t) {
 }
 
 static struct gexi_Event *alloc_op(struct gexi_team *t, int ckind) {
-  struct gexi_Event *e = calloc(1, sizeof *e);
-  if (!e) gexi_fatal("out of memory");
+  struct gexi_Event *e = gexi_event_new();
   e->kind = GEXI_EV_COLL;
   e->ckind = ckind;
   e->t = t;
@@ -350,7 +363,7 @@ static gex_Event_t start(struct gexi_Event *e) {
   int done = e->done;
   pthread_mutex_unlock(&coll_lock);
   if (done) {
-    free(e);
+    gexi_event_release(e);
     return GEX_EVENT_INVALID;
   }
   return e;

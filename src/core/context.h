@@ -81,6 +81,7 @@ struct gexi_team {
   uint64_t large_guard;
   uint32_t small_seq;
   uint64_t words_seq; /* barriers with words started (gexi_coll_barrier_max3) */
+  _Atomic uint64_t seen_all; /* arrivals every member is known to have made (coll/coll.c) */
   struct gexi_Event *q_head, *q_tail; /* collectives in initiation order */
   struct gexi_team *active_next; /* list of teams with queued collectives */
   bool active;
@@ -213,6 +214,11 @@ struct gexi_context {
   const struct gexi_co_kind *co_kinds[GEXI_CO_MAX_KINDS];
   pthread_key_t co_key;
   size_t co_put_max; /* NBI Puts off-node of 1..co_put_max bytes are coalesced (0: none) */
+
+  /* One freed event kept for the next (core/event.c, gexi_event_new):
+   * a collective waited for before the next is started reuses it instead
+   * of a calloc and a free per operation.  NULL: none kept. */
+  _Atomic(struct gexi_Event *) spare_event;
 
   /* Run at the end of gex_Client_Init (core/hooks.h); NULL: none. */
   void (*client_init_hook)(gex_Client_t, gex_EP_t, gex_TM_t, gex_Flags_t);

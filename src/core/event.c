@@ -5,7 +5,9 @@
  * operations that wait for other ranks (collectives, coll/coll.c).  An event object is
  * owned by the caller until a successful Test/Wait frees it.
  */
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/event.h"
 #include "transport/shm/shm.h"
@@ -37,13 +39,32 @@ static int event_done(gex_Event_t e) {
   return event_done_moved(e, &moved);
 }
 
-/* A synced event: freed, except a transport's leaf event, which lives until
- * its root is synced (GASNet-EX lets a leaf be tested again until then). */
+struct gexi_Event *gexi_event_new(void) {
+  struct gexi_Event *e = atomic_exchange_explicit(&gexi_ctx.spare_event, NULL, memory_order_acquire);
+  if (e) {
+    memset(e, 0, sizeof *e);
+    return e;
+  }
+  e = calloc(1, sizeof *e);
+  if (!e) gexi_fatal("out of memory");
+  return e;
+}
+
+void gexi_event_release(struct gexi_Event *e) {
+  struct gexi_Event *none = NULL;
+  if (!atomic_compare_exchange_strong_explicit(&gexi_ctx.spare_event, &none, e, memory_order_release,
+                                               memory_order_relaxed))
+    free(e);
+}
+
+/* A synced event: released, except a transport's leaf event, which lives
+ * until its root is synced (GASNet-EX lets a leaf be tested again until
+ * then). */
 static void event_free(gex_Event_t e) {
   if (e->kind == GEXI_EV_NET)
     gexi_ctx.net->event_free(e);
   else
-    free(e);
+    gexi_event_release(e);
 }
 
 static inline void check_event(const char *fn, gex_Event_t e) {

@@ -108,6 +108,12 @@ struct gexi_Event {
   struct gexi_ev_flag flag;
 };
 
+/* A zeroed event object (the spare one if there is one, else calloc'd;
+ * fatal when out of memory), and its release after a successful
+ * Test/Wait (kept as the spare, else freed).  Thread-safe. */
+struct gexi_Event *gexi_event_new(void);
+void gexi_event_release(struct gexi_Event *e);
+
 /* atomic/ad_am.c: whether a GEXI_EV_FLAG event is complete; polls (all
  * queues) once if it is not, setting *moved if that ran any handler. */
 int gexi_ev_flag_done(struct gexi_Event *e, int *moved);
