@@ -122,20 +122,42 @@ static inline void gb_free_local(gex_bench_t *b, unsigned char *p) {
   if (!b->o.in_seg) free(p);
 }
 
+/* Which library the program was built against, for the header line: the
+ * programs use only the GASNet-EX API, so bench/report also builds them
+ * against a reference install to compare the same source on both. */
+#ifdef GEX_CHECKS
+#define GB_LIBRARY_FMT "libgex, GEX_CHECKS=%d", (int)GEX_CHECKS
+#else
+#define GB_LIBRARY_FMT "GASNet-EX %d.%d.%d", GASNET_RELEASE_VERSION_MAJOR, GASNET_RELEASE_VERSION_MINOR, \
+                       GASNET_RELEASE_VERSION_PATCH
+#endif
+
+/* The end of the header line: the library, and how many ranks share rank
+ * 0's neighbourhood (shared memory): 1 when every peer is reached over the
+ * network (GASNET_SUPERNODE_MAXSIZE=1), which bench/report checks. */
+static inline void gb_header_end(gex_bench_t *b) {
+  gex_Rank_t nbrhd = 0;
+  gex_System_QueryNbrhdInfo(NULL, &nbrhd, NULL);
+  printf(GB_LIBRARY_FMT);
+  printf("; neighbourhood %u of %u rank%s\n", (unsigned)nbrhd, (unsigned)b->nranks, b->nranks == 1 ? "" : "s");
+}
+
 /* The first line of the output: what runs. */
 static inline void gb_header(gex_bench_t *b, const char *what) {
   if (b->me != 0) return;
   if (b->o.no_size) { /* ITERS [SECTIONS] programs */
-    printf("# %s: %s; %u rank%s, ITERS %ld, sections %s, GEX_CHECKS=%d\n", b->prog, what,
-           (unsigned)b->nranks, b->nranks == 1 ? "" : "s", b->o.iters, b->o.sections, (int)GEX_CHECKS);
+    printf("# %s: %s; %u rank%s, ITERS %ld, sections %s; ", b->prog, what, (unsigned)b->nranks,
+           b->nranks == 1 ? "" : "s", b->o.iters, b->o.sections);
+    gb_header_end(b);
     return;
   }
   printf("# %s: %s; %u rank%s (%s), ITERS %ld, MAXSZ %zu, %s, local buffer %s the segment, "
-         "sections %s, -budget %zu, GEX_CHECKS=%d\n",
+         "sections %s, -budget %zu; ",
          b->prog, what, (unsigned)b->nranks, b->nranks == 1 ? "" : "s",
          b->nranks == 1 ? "loopback" : "even ranks measure to the next odd rank", b->o.iters,
          b->o.maxsz, b->o.sweep ? "size sweep" : "MAXSZ only", b->o.in_seg ? "inside" : "outside",
-         b->o.sections, b->o.budget, (int)GEX_CHECKS);
+         b->o.sections, b->o.budget);
+  gb_header_end(b);
 }
 
 #endif /* GEX_BENCH_H */

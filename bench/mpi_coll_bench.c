@@ -18,6 +18,8 @@
  *   F  MPI_Bcast from rank 0, sizes as gex-testcoll (8 B ... MAXSZ)
  *   G  MPI_Allreduce, MPI_UINT64_T, MPI_SUM
  *   H  MPI_Allreduce, MPI_DOUBLE, MPI_SUM
+ *   I  MPI_Reduce to rank 0, MPI_UINT64_T, MPI_SUM (gex-testcoll D; only
+ *      rank 0's result is checked)
  *
  * The atomics use one window of 16 bytes per rank from MPI_Win_allocate in
  * one MPI_Win_lock_all epoch opened outside the timed loops (as
@@ -46,7 +48,7 @@
 static const char *prog = "mpi-coll-bench";
 static const char *usage_text =
     "[-m] [-minsz N] [-budget BYTES] [ITERS [MAXSZ [SECTIONS: A=Barrier B=Fetch_and_op latency "
-    "C=own rank D=Fetch_and_op flood E=Accumulate flood F=Bcast G=Allreduce U64 H=Allreduce DBL]]]";
+    "C=own rank D=Fetch_and_op flood E=Accumulate flood F=Bcast G=Allreduce U64 H=Allreduce DBL I=Reduce U64]]]";
 
 static int me, nranks, peer, role;
 static bench_opts_t o = {.iters = 1000, .maxsz = (size_t)1 << 20, .minsz = 8};
@@ -154,6 +156,7 @@ static void coll(char s, size_t sz) {
       MPI_Bcast(me == 0 ? src : dst, (int)sz, MPI_BYTE, 0, MPI_COMM_WORLD);
       break;
     case 'G': MPI_Allreduce(src, dst, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD); break;
+    case 'I': MPI_Reduce(src, dst, n, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD); break;
     default: MPI_Allreduce(src, dst, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
   }
 }
@@ -165,7 +168,7 @@ static void fill(char s, size_t sz) {
   } else {
     for (size_t i = 0; i < n; i++) {
       uint64_t v = input(me, sz, i);
-      if (s == 'G') {
+      if (s != 'H') {
         memcpy(src + 8 * i, &v, 8);
       } else {
         double d = (double)v;
@@ -185,11 +188,12 @@ static void verify_coll(char s, size_t sz) {
     if (bad != (size_t)-1) die("MPI_Bcast check failed at size %zu, byte %zu", sz, bad);
     return;
   }
+  if (s == 'I' && me != 0) return; /* only the root has a result */
   for (size_t i = 0; i < sz / 8; i++) {
     uint64_t want = 0;
     for (int r = 0; r < nranks; r++) want += input(r, sz, i);
     int ok;
-    if (s == 'G') {
+    if (s != 'H') {
       uint64_t got;
       memcpy(&got, dst + 8 * i, 8);
       ok = got == want;
@@ -198,12 +202,13 @@ static void verify_coll(char s, size_t sz) {
       memcpy(&got, dst + 8 * i, 8);
       ok = got == (double)want;
     }
-    if (!ok) die("MPI_Allreduce check failed at size %zu, element %zu", sz, i);
+    if (!ok) die("%s check failed at size %zu, element %zu", s == 'I' ? "MPI_Reduce" : "MPI_Allreduce", sz, i);
   }
 }
 
 static void run_coll(char s) {
-  static const char *names[] = {"MPI_Bcast root 0", "MPI_Allreduce U64 SUM", "MPI_Allreduce DBL SUM"};
+  static const char *names[] = {"MPI_Bcast root 0", "MPI_Allreduce U64 SUM", "MPI_Allreduce DBL SUM",
+                                "MPI_Reduce U64 SUM root 0"};
   for (size_t sz = bench_first_size(&o, SIZE_MAX); sz; sz = bench_next_size(&o, SIZE_MAX, sz)) {
     size_t n = sz & ~(size_t)7;
     if (n == 0) continue;
@@ -228,7 +233,7 @@ int main(int argc, char **argv) {
   mpi_bench_init(&argc, &argv, &me, &nranks);
   const char *why = NULL;
   char whybuf[160];
-  if (bench_parse(argc, argv, "ABCDEFGH", &o) != 0) {
+  if (bench_parse(argc, argv, "ABCDEFGHI", &o) != 0) {
     why = o.error;
   } else if (o.maxsz > (size_t)1 << 30 || o.maxsz < 8) {
     snprintf(whybuf, sizeof whybuf, "MAXSZ %zu is outside 8 B .. 1 GiB", o.maxsz);
@@ -253,7 +258,7 @@ int main(int argc, char **argv) {
     int v = 0, sv = 0;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     mpi_bench_version(lib, &v, &sv);
-    printf("# %s: barrier, 8-byte fetch-add, Bcast/Allreduce latency; %d ranks, ITERS %ld, MAXSZ %zu, "
+    printf("# %s: barrier, 8-byte fetch-add, Bcast/Allreduce/Reduce latency; %d ranks, ITERS %ld, MAXSZ %zu, "
            "%s, sections %s, -budget %zu; MPI %d.%d, %s\n",
            prog, nranks, o.iters, o.maxsz, o.sweep ? "size sweep" : "MAXSZ only", o.sections, o.budget,
            v, sv, lib);

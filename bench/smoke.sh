@@ -180,8 +180,8 @@ case "${1:-}" in
       exit 77
     fi
     if [[ $which == mpicoll ]]; then
-      # A, B-E: 5 lines; F-H: 8 B .. 1 KiB = 8 sizes each
-      run_ok op 29 timeout 60 "${launch[@]}" "$prog" -m 20 1024 || exit 1
+      # A, B-E: 5 lines; F-I: 8 B .. 1 KiB = 8 sizes each
+      run_ok op 37 timeout 60 "${launch[@]}" "$prog" -m 20 1024 || exit 1
     else
       run_ok mpi 6 timeout 60 "${launch[@]}" "$prog" -m 20 1024 ABCDEF || exit 1
     fi

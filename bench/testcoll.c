@@ -13,6 +13,8 @@
  *              broadcasts from its one buffer (mpi-coll-bench F)
  *   section B  gex_Coll_ReduceToAllNB, GEX_DT_U64, GEX_OP_ADD (sum), size/8 elements
  *   section C  gex_Coll_ReduceToAllNB, GEX_DT_DBL, GEX_OP_ADD (sum), size/8 elements
+ *   section D  gex_Coll_ReduceToOneNB to rank 0, GEX_DT_U64, GEX_OP_ADD (sum),
+ *              size/8 elements (only rank 0's result is checked)
  *
  * Sizes: with -m 8, 16, 32, ... bytes (or from -minsz, at least 8) up to
  * MAXSZ; without -m MAXSZ only.  Sizes are rounded down to a multiple of 8.
@@ -34,7 +36,7 @@
 static gex_bench_t b = {
     .prog = "gex-testcoll",
     .usage = "[-m] [-in|-out] [-minsz N] [-budget BYTES] [ITERS [MAXSZ [SECTIONS: A=Broadcast "
-             "B=ReduceToAll U64 SUM C=ReduceToAll DBL SUM]]]",
+             "B=ReduceToAll U64 SUM C=ReduceToAll DBL SUM D=ReduceToOne U64 SUM]]]",
     .o = {.iters = 1000, .maxsz = (size_t)1 << 20, .minsz = 8},
 };
 
@@ -45,6 +47,9 @@ static gex_Event_t coll(char s, size_t sz) {
     case 'A': return gex_Coll_BroadcastNB(b.tm, 0, b.me == 0 ? src : dst, src, sz, 0);
     case 'B':
       return gex_Coll_ReduceToAllNB(b.tm, dst, src, GEX_DT_U64, 8, sz / 8, GEX_OP_ADD, NULL, NULL, 0);
+    case 'D':
+      return gex_Coll_ReduceToOneNB(b.tm, 0, b.me == 0 ? dst : NULL, src, GEX_DT_U64, 8, sz / 8, GEX_OP_ADD,
+                                    NULL, NULL, 0);
     default:
       return gex_Coll_ReduceToAllNB(b.tm, dst, src, GEX_DT_DBL, 8, sz / 8, GEX_OP_ADD, NULL, NULL, 0);
   }
@@ -54,6 +59,7 @@ static const char *opname(char s) {
   switch (s) {
     case 'A': return "gex_Coll_BroadcastNB root 0";
     case 'B': return "gex_Coll_ReduceToAllNB U64 SUM";
+    case 'D': return "gex_Coll_ReduceToOneNB U64 SUM root 0";
     default: return "gex_Coll_ReduceToAllNB DBL SUM";
   }
 }
@@ -65,7 +71,7 @@ static void fill(char s, size_t sz) {
   size_t n = sz / 8;
   if (s == 'A') {
     bench_fill(src, sz, sz, s);
-  } else if (s == 'B') {
+  } else if (s == 'B' || s == 'D') {
     uint64_t *u = (uint64_t *)(void *)src;
     for (size_t i = 0; i < n; i++) u[i] = input(b.me, sz, i);
   } else {
@@ -87,11 +93,12 @@ static void verify(char s, size_t sz) {
              p[bad], bench_pattern(sz, s, bad));
     return;
   }
+  if (s == 'D' && b.me != 0) return; /* only the root has a result */
   for (size_t i = 0; i < n; i++) {
     uint64_t want = 0;
     for (gex_Rank_t r = 0; r < b.nranks; r++) want += input(r, sz, i);
     uint64_t got;
-    if (s == 'B') {
+    if (s != 'C') {
       memcpy(&got, dst + 8 * i, 8);
     } else {
       double d;
@@ -127,7 +134,7 @@ static void run(char s) {
 }
 
 int main(int argc, char **argv) {
-  gb_init(&b, &argc, &argv, "ABC");
+  gb_init(&b, &argc, &argv, "ABCD");
   if (b.o.maxsz < 8) gb_usage(&b, "MAXSZ must be at least 8");
   if (b.o.minsz < 8) b.o.minsz = 8;
   size_t r = bench_round_page(b.o.maxsz);
@@ -139,7 +146,7 @@ int main(int argc, char **argv) {
     src = gb_local_buffer(&b, 0, b.o.maxsz);
     dst = gb_local_buffer(&b, 0, b.o.maxsz);
   }
-  gb_header(&b, "broadcast and reduce-to-all latency, the slowest rank's mean");
+  gb_header(&b, "broadcast and reduce latency, the slowest rank's mean");
   for (const char *s = b.o.sections; *s; s++) run(*s);
   gb_barrier(&b);
   gb_free_local(&b, src);
