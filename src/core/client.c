@@ -14,9 +14,7 @@
 #include "atomic/ad_am.h"
 #include "core/context.h"
 #include "transport/shm/shm.h"
-#if GEXI_HAVE_OFI
-#include "transport/ofi/ofi.h"
-#endif
+#include "transport/transport.h"
 
 /* Which processes share memory: same host name, same boot, same network
  * namespace.  Processes in different network namespaces of one machine
@@ -178,13 +176,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   }
   memcpy(ep->pair_tm->peers, tm->peers, b->size * sizeof(gexi_Peer_t));
   if (gexi_ctx.nbrhd_size != b->size) {
-#if GEXI_HAVE_OFI
-    gexi_ofi_start(one_host);
-#else
-    (void)one_host;
-    gexi_fatal("gex_Client_Init: ranks on other hosts need the network transport, and this "
-               "libgex was built without libfabric");
-#endif
+    gexi_net_start(one_host);
   }
 
   gexi_shm_map_node(all);

@@ -7,9 +7,7 @@
 #include <gasnet_tools.h>
 
 #include "core/context.h"
-#if GEXI_HAVE_OFI
-#include "transport/ofi/ofi.h"
-#endif
+#include "transport/transport.h"
 
 const char *gasnet_ErrorName(int errval) {
   switch (errval) {
@@ -56,9 +54,7 @@ static void emit(const char *fmt, va_list ap) {
 }
 
 void gexi_end_process(int code) {
-#if GEXI_HAVE_OFI
-  gexi_ofi_at_exit();
-#endif
+  gexi_net_at_exit();
   fflush(stdout);
   fflush(stderr);
   _exit(code);

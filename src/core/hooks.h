@@ -1,6 +1,6 @@
-/* core/hooks.h -- the two internal hooks the core offers to layers built on
- * its public API (the GASNet-1 layer in src/legacy uses both).  The core
- * knows nothing about those layers; it only honours these two contracts.
+/* core/hooks.h -- the internal hooks the core offers to layers built on
+ * its public API (the GASNet-1 layer in src/legacy uses all three).  The core
+ * knows nothing about those layers; it only honours these contracts.
  *
  * 1. Client-init hook.  A layer that keeps the primordial objects in its own
  *    context (so that its static inline calls need no lookup) registers one

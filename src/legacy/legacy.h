@@ -1,7 +1,7 @@
 /* legacy/legacy.h -- internals of the GASNet-1 layer.
  *
  * The layer is built on the public GASNet-EX API (<gasnetex.h>,
- * <gasnet_coll.h>) plus the two hooks of core/hooks.h; it never reads the
+ * <gasnet_coll.h>) plus the hooks of core/hooks.h; it never reads the
  * core's context.  Its own state is the one structure gexl_ctx
  * (gex/gex_gasnet1.h).  Files: context.c (the context and the client-init
  * hook), init.c (gasnet_init/attach and the segment and node queries),

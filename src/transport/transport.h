@@ -116,4 +116,13 @@ struct gexi_net_ops {
   void (*rma_exposed)(gex_Rank_t jobrank, int is_write, const struct gexi_exposed_rma *x);
 };
 
+/* transport/net_start.c: start the network transport (some rank is on
+ * another node; sets gexi_ctx.net, or ends the job when this libgex has
+ * none).  'one_host': every rank shares this host's network stack (forced
+ * network on one host), so the loopback interface is preferred.  At
+ * process exit, remove what the transport would leave behind; safe from
+ * any thread, never blocks. */
+void gexi_net_start(int one_host);
+void gexi_net_at_exit(void);
+
 #endif
