@@ -26,26 +26,24 @@ struct staging {
   void *buf[2];
   size_t len[2];
 };
-static pthread_key_t staging_key;
-static pthread_once_t staging_once = PTHREAD_ONCE_INIT;
 static _Thread_local struct staging staging;
 static void staging_free(void *p) {
   struct staging *st = p;
   free(st->buf[0]);
   free(st->buf[1]);
 }
-static void make_key(void) { pthread_key_create(&staging_key, staging_free); }
+static void make_key(void) { pthread_key_create(&gexi_ctx.npam_staging_key, staging_free); }
 
 static void *staging_buffer(size_t len) {
   int k = gexi_tls.handler_depth > 0;
   if (len < 64) len = 64; /* a 0-byte Prepare still gets a valid address */
   if (staging.len[k] < len) {
-    pthread_once(&staging_once, make_key);
+    pthread_once(&gexi_ctx.npam_staging_once, make_key);
     void *p = realloc(staging.buf[k], len);
     if (!p) gexi_fatal("out of memory (%zu-byte AM staging buffer)", len);
     staging.buf[k] = p;
     staging.len[k] = len;
-    pthread_setspecific(staging_key, &staging);
+    pthread_setspecific(gexi_ctx.npam_staging_key, &staging);
   }
   return staging.buf[k];
 }

@@ -64,11 +64,8 @@ _Static_assert(GEXI_COLL_SLOTS == GEXI_SHM_TEAM_SLOTS, "one team slot space for 
 _Static_assert(GEXI_COLL_SMALL * GEXI_COLL_SMALL_SLOTS <= GEXI_COLL_CHUNK,
                "the small broadcasts' slots fit a chunk");
 
-static pthread_mutex_t coll_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct gexi_team *active_teams; /* teams with queued collectives */
-/* Number of teams on active_teams: written under coll_lock, read without it
- * (relaxed) only to skip the lock when there is nothing to advance. */
-static atomic_int n_active;
+/* The lock, the list of teams with queued collectives and their number
+ * live in gexi_ctx (coll_lock, coll_active, coll_n_active). */
 
 static void ensure_mctrl(struct gexi_team *t) {
   if (t->mctrl) return;
@@ -262,7 +259,7 @@ static int step(struct gexi_Event *e) {
 
 static int progress_locked(void) {
   int moved = 0;
-  struct gexi_team **pp = &active_teams;
+  struct gexi_team **pp = &gexi_ctx.coll_active;
   while (*pp) {
     struct gexi_team *t = *pp;
     while (t->q_head) {
@@ -278,7 +275,7 @@ static int progress_locked(void) {
     }
     if (!t->q_head) {
       t->active = false;
-      atomic_fetch_sub_explicit(&n_active, 1, memory_order_relaxed);
+      atomic_fetch_sub_explicit(&gexi_ctx.coll_n_active, 1, memory_order_relaxed);
       *pp = t->active_next;
       t->active_next = NULL;
     } else {
@@ -295,19 +292,19 @@ int gexi_coll_progress(struct gexi_Event *e, int *done) {
       return 1;
     }
     *done = 0;
-    if (!atomic_load_explicit(&n_active, memory_order_relaxed)) return 0;
+    if (!atomic_load_explicit(&gexi_ctx.coll_n_active, memory_order_relaxed)) return 0;
   }
-  pthread_mutex_lock(&coll_lock);
+  pthread_mutex_lock(&gexi_ctx.coll_lock);
   int moved = progress_locked();
   if (done) *done = e ? (e->direct ? arrived_all(e->t, e->target) : e->done) : 1;
-  pthread_mutex_unlock(&coll_lock);
+  pthread_mutex_unlock(&gexi_ctx.coll_lock);
   return moved;
 }
 
 int gexi_coll_idle_team(struct gexi_team *t) {
-  pthread_mutex_lock(&coll_lock);
+  pthread_mutex_lock(&gexi_ctx.coll_lock);
   int idle = t->q_head == NULL;
-  pthread_mutex_unlock(&coll_lock);
+  pthread_mutex_unlock(&gexi_ctx.coll_lock);
   return idle;
 }
 
@@ -329,7 +326,7 @@ static struct gexi_Event *new_op(const char *fn, gex_TM_t tm, int ckind) {
 
 static gex_Event_t start(struct gexi_Event *e) {
   struct gexi_team *t = e->t;
-  pthread_mutex_lock(&coll_lock);
+  pthread_mutex_lock(&gexi_ctx.coll_lock);
   if (gexi_coll_team_am(t)) {
     e->am = true;
     e->seq = t->am_seq++; /* initiation order: the same in every member */
@@ -355,13 +352,13 @@ static gex_Event_t start(struct gexi_Event *e) {
   t->q_tail = e;
   if (!t->active) {
     t->active = true;
-    atomic_fetch_add_explicit(&n_active, 1, memory_order_relaxed);
-    t->active_next = active_teams;
-    active_teams = t;
+    atomic_fetch_add_explicit(&gexi_ctx.coll_n_active, 1, memory_order_relaxed);
+    t->active_next = gexi_ctx.coll_active;
+    gexi_ctx.coll_active = t;
   }
   progress_locked();
   int done = e->done;
-  pthread_mutex_unlock(&coll_lock);
+  pthread_mutex_unlock(&gexi_ctx.coll_lock);
   if (done) {
     gexi_event_release(e);
     return GEX_EVENT_INVALID;
@@ -381,9 +378,9 @@ static gex_Event_t start(struct gexi_Event *e) {
  * barrier stages nothing.  Sets *ev to GEX_EVENT_INVALID when every member
  * had already arrived, else to a direct or a queued event. */
 static int barrier_shm(struct gexi_team *t, const uint64_t *words, uint64_t *seq, gex_Event_t *ev) {
-  pthread_mutex_lock(&coll_lock);
+  pthread_mutex_lock(&gexi_ctx.coll_lock);
   if (gexi_coll_team_am(t)) {
-    pthread_mutex_unlock(&coll_lock);
+    pthread_mutex_unlock(&gexi_ctx.coll_lock);
     return 0;
   }
   ensure_mctrl(t);
@@ -394,7 +391,7 @@ static int barrier_shm(struct gexi_team *t, const uint64_t *words, uint64_t *seq
     *seq = s;
   }
   if (t->q_head) { /* behind queued collectives: in its turn */
-    pthread_mutex_unlock(&coll_lock);
+    pthread_mutex_unlock(&gexi_ctx.coll_lock);
     struct gexi_Event *e = alloc_op(t, GEXI_COLL_BARRIER);
     e->nrounds = 1;
     *ev = start(e);
@@ -402,7 +399,7 @@ static int barrier_shm(struct gexi_team *t, const uint64_t *words, uint64_t *seq
   }
   arrive(t);
   uint64_t target = t->arrivals;
-  pthread_mutex_unlock(&coll_lock);
+  pthread_mutex_unlock(&gexi_ctx.coll_lock);
   *ev = GEX_EVENT_INVALID;
   if (arrived_all(t, target)) return 1;
   struct gexi_Event *e = alloc_op(t, GEXI_COLL_BARRIER);

@@ -4,6 +4,9 @@
 
 struct gexi_context gexi_ctx = {
     .teams_lock = PTHREAD_MUTEX_INITIALIZER,
+    .coll_lock = PTHREAD_MUTEX_INITIALIZER,
+    .used_slots = 1,
+    .npam_staging_once = PTHREAD_ONCE_INIT,
     .next_segment_id = GEXI_SEG_ID_ATTACH + 1,
 };
 _Thread_local struct gexi_thread_state gexi_tls;

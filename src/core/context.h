@@ -220,6 +220,21 @@ struct gexi_context {
    * of a calloc and a free per operation.  NULL: none kept. */
   _Atomic(struct gexi_Event *) spare_event;
 
+  /* Collectives (coll/coll.c): the lock that guards every team's queue,
+   * the teams with queued collectives, and their number (written under the
+   * lock, read without it, relaxed, only to skip the lock when nothing is
+   * queued). */
+  pthread_mutex_t coll_lock;
+  struct gexi_team *coll_active;
+  atomic_int coll_n_active;
+  /* Team slots in use in this process (core/team.c; bit 0: the primordial
+   * team). */
+  _Atomic uint64_t used_slots;
+  /* am/am_npam.c: the key whose destructor frees an exiting thread's
+   * staging buffers, created once. */
+  pthread_key_t npam_staging_key;
+  pthread_once_t npam_staging_once;
+
   /* Run at the end of gex_Client_Init (core/hooks.h); NULL: none. */
   void (*client_init_hook)(gex_Client_t, gex_EP_t, gex_TM_t, gex_Flags_t);
   /* gasnet_client_attach_hook (gasnetex.h): set by the client, run by

@@ -91,10 +91,10 @@ gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Fla
 
 _Static_assert(GEXI_COLL_SLOTS == GEXI_SHM_TEAM_SLOTS, "one team slot space for both engines");
 
-/* Team slots in use in this process (bit 0: the primordial team).  Team
- * construction calls of one process must not overlap in time (different
- * threads constructing teams at once could pick the same slot). */
-static _Atomic uint64_t used_slots = 1;
+/* Team slots in use in this process: gexi_ctx.used_slots (bit 0: the
+ * primordial team).  Team construction calls of one process must not
+ * overlap in time (different threads constructing teams at once could pick
+ * the same slot). */
 
 #define GEXI_SCRATCH_RECOMMENDED ((size_t)4096)
 
@@ -173,7 +173,7 @@ static struct gexi_team *build_team(struct gexi_team *p, const gex_Rank_t *jr, g
       t->bar_base[i] = atomic_load_explicit(&gexi_shm_ctrl_of(jr[i])->team_bar[slot].arrivals,
                                             memory_order_acquire);
   (void)gexi_coll_team_am(t); /* decide the engine now */
-  atomic_fetch_or(&used_slots, (uint64_t)1 << slot);
+  atomic_fetch_or(&gexi_ctx.used_slots, (uint64_t)1 << slot);
   return t;
 }
 
@@ -209,7 +209,7 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key,
   x->key = key;
   x->scratch_size = noscratch ? 0 : scratch_size;
   x->flags = noscratch;
-  x->used_slots = atomic_load(&used_slots);
+  x->used_slots = atomic_load(&gexi_ctx.used_slots);
   x->args_hash = 0;
   struct xchg_view view;
   exchange(p, x, &view);
@@ -347,7 +347,7 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm,
   x->key = 0;
   x->scratch_size = mode == GEX_FLAG_TM_NO_SCRATCH ? 0 : scratch_size;
   x->flags = flags & (modes | GEX_FLAG_SCRATCH_SEG_OFFSET | GEX_FLAG_RANK_IS_JOBRANK);
-  x->used_slots = atomic_load(&used_slots);
+  x->used_slots = atomic_load(&gexi_ctx.used_slots);
   x->args_hash = hash;
   struct xchg_view view;
   exchange(p, x, &view);
@@ -402,7 +402,7 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
    * slot's inbox is empty (checked). */
   if (gexi_coll_team_am(t)) gexi_cam_slot_release(t->slot);
   gexi_cam_team_free(t);
-  atomic_fetch_and(&used_slots, ~((uint64_t)1 << t->slot));
+  atomic_fetch_and(&gexi_ctx.used_slots, ~((uint64_t)1 << t->slot));
   int ret = 0;
   if (scratch_p && t->scratch_addr) {
     scratch_p->gex_addr = t->scratch_addr;
