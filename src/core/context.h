@@ -93,7 +93,7 @@ struct gexi_team {
   uint8_t coll_path;
   uint32_t am_seq;
   struct gexi_coll_hier *hier;  /* hierarchical path: node layout (coll/coll_hier.c; lazy) */
-  struct gexi_xland *xland;     /* AM engine: standing landing buffers (coll/coll_am.c; lazy) */
+  struct gexi_xland *xland;     /* AM engine: standing landing buffers (coll/coll_am_xchg.c; lazy) */
   void *scratch_addr;           /* client scratch (NULL: none given) */
   size_t scratch_size;
   struct gexi_team *live_next;  /* gexi_ctx.live_teams list (client-visible teams only) */

@@ -85,7 +85,7 @@ struct gexi_Event {
   bool flat_ok;          /* flat AM fallback on a hierarchical team (USER_NC order) */
   size_t chunk;          /* fragment size of this collective */
   struct gexi_cam_rdv *rdv; /* fragments move by rendezvous (RMA reads); owned */
-  /* ReduceToAll by recursive doubling (coll_am.c, "ReduceToAll: recursive doubling"). */
+  /* ReduceToAll by recursive doubling (coll/coll_am_xchg.c). */
   bool xchg;             /* runs as an exchange, not on the tree */
   bool xsent;            /* my vector of the current step is sent */
   bool rtr_sent;         /* rendezvous by push: my landing buffer (of this step) announced */

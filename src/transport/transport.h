@@ -91,7 +91,7 @@ struct gexi_net_ops {
    * (am/am_coalesce.c) rather than by an RMA operation of its own: 0 where
    * the NIC does RMA without the target's CPU. */
   size_t (*coalesce_put_max)(void);
-  /* Rendezvous (coll/coll_am.c): expose opens [buf, buf+len) of this
+  /* Rendezvous (coll/coll_am_rdv.c): expose opens [buf, buf+len) of this
    * process to remote reads and writes until unexpose(handle), and returns
    * in *key and *raddr what a peer passes to get_exposed or put_exposed to
    * reach byte 0 of it.  get_exposed makes the n reads r[] from regions
