@@ -277,34 +277,37 @@ def parse(bench, path, text, res, parse_gex):
 
 
 # ---- the tables ---------------------------------------------------------------------------
-def _per_msg(res, at, name, size):
+def per_msg(res, at, name, size):
+    """A flood's bandwidth series at 'size' as microseconds per message."""
     bw = at(res, name, size)
     return size / bw * 1e6 if bw else None
 
 
-# (label, program and section, series key under the path, size, kind, MPI like-op (series, size, how))
+# (label, (program, section), series key under the path, size, kind, MPI like-op (series, size,
+# how, kind)).  kind: "lat" a latency, "perop" a flood bandwidth turned into the time per
+# message, "x2" IMB's half round trip doubled.
 SS_ROWS = [
-    ("8-byte blocking Put", "`gex-testsmall` A", "Put (blocking)", 8, "lat",
-     ("MPI_Put+flush", 8, "`MPI_Put` + `MPI_Win_flush`")),
-    ("8-byte blocking Get", "`gex-testsmall` B", "Get (blocking)", 8, "lat",
-     ("MPI_Get+flush", 8, "`MPI_Get` + `MPI_Win_flush`")),
-    ("8-byte `PutNBI` flood, distinct addresses, every word checked (per Put)", "`gex-testlarge` E",
-     "PutNBI distinct", 8, "perop", ("MPI_Put aggregate", 8, "`MPI_Put` flood + `MPI_Win_flush`")),
-    ("AM Short Request + Reply round trip", "`gex-testam` A", "AM Short ping-pong Req/Rep us/op", 0, "lat",
-     ("PingPong half round trip", 8, "`MPI_Send`/`MPI_Recv` ping-pong round trip")),
-    ("AM Short Request flood (per message)", "`gex-testam` C", "AM Short flood Req us/op", 0, "lat",
-     ("Isend/Irecv Uniband", 8, "`MPI_Isend`/`MPI_Irecv` Uniband")),
-    ("`gex_Coll_BarrierNB`", "`gex-testbarrier` A", "barrier primordial", 0, "lat",
-     ("barrier primordial", 0, "`MPI_Barrier`")),
-    ("legacy anonymous barrier (`gasnet_barrier_notify`/`wait`)", "`gex-testbarrier` C", "barrier legacy anonymous",
-     0, "lat", ("barrier primordial", 0, "`MPI_Barrier`")),
-    ("legacy named barrier", "`gex-testbarrier` D", "barrier legacy named", 0, "lat",
-     ("barrier primordial", 0, "`MPI_Barrier`")),
-    ("8-byte Broadcast", "`gex-testcoll` A", "Broadcast", 8, "lat", ("Broadcast", 8, "`MPI_Bcast`")),
-    ("8-byte ReduceToAll (U64 SUM)", "`gex-testcoll` B", "ReduceToAll U64", 8, "lat",
-     ("ReduceToAll U64", 8, "`MPI_Allreduce`")),
-    ("8-byte ReduceToOne (U64 SUM)", "`gex-testcoll` D", "ReduceToOne U64", 8, "lat",
-     ("ReduceToOne U64", 8, "`MPI_Reduce`")),
+    ("8-byte blocking Put", ("gex-testsmall", "A"), "Put (blocking)", 8, "lat",
+     ("MPI_Put+flush", 8, "`MPI_Put` + `MPI_Win_flush`", "lat")),
+    ("8-byte blocking Get", ("gex-testsmall", "B"), "Get (blocking)", 8, "lat",
+     ("MPI_Get+flush", 8, "`MPI_Get` + `MPI_Win_flush`", "lat")),
+    ("8-byte `PutNBI` flood, distinct addresses, every word checked (per Put)", ("gex-testlarge", "E"),
+     "PutNBI distinct", 8, "perop", ("MPI_Put aggregate", 8, "`MPI_Put` flood + `MPI_Win_flush`", "perop")),
+    ("AM Short Request + Reply round trip", ("gex-testam", "A"), "AM Short ping-pong Req/Rep us/op", 0, "lat",
+     ("PingPong half round trip", 8, "`MPI_Send`/`MPI_Recv` ping-pong round trip", "x2")),
+    ("AM Short Request flood (per message)", ("gex-testam", "C"), "AM Short flood Req us/op", 0, "lat",
+     ("Isend/Irecv Uniband", 8, "`MPI_Isend`/`MPI_Irecv` Uniband", "perop")),
+    ("`gex_Coll_BarrierNB`", ("gex-testbarrier", "A"), "barrier primordial", 0, "lat",
+     ("barrier primordial", 0, "`MPI_Barrier`", "lat")),
+    ("legacy anonymous barrier (`gasnet_barrier_notify`/`wait`)", ("gex-testbarrier", "C"), "barrier legacy anonymous",
+     0, "lat", ("barrier primordial", 0, "`MPI_Barrier`", "lat")),
+    ("legacy named barrier", ("gex-testbarrier", "D"), "barrier legacy named", 0, "lat",
+     ("barrier primordial", 0, "`MPI_Barrier`", "lat")),
+    ("8-byte Broadcast", ("gex-testcoll", "A"), "Broadcast", 8, "lat", ("Broadcast", 8, "`MPI_Bcast`", "lat")),
+    ("8-byte ReduceToAll (U64 SUM)", ("gex-testcoll", "B"), "ReduceToAll U64", 8, "lat",
+     ("ReduceToAll U64", 8, "`MPI_Allreduce`", "lat")),
+    ("8-byte ReduceToOne (U64 SUM)", ("gex-testcoll", "D"), "ReduceToOne U64", 8, "lat",
+     ("ReduceToOne U64", 8, "`MPI_Reduce`", "lat")),
 ]
 # The reference's own programs: (program, series key, size, kind, label)
 RS_ROWS = [
@@ -320,24 +323,20 @@ RS_ROWS = [
 ]
 
 
-def _value(res, at, path, key, size, kind):
+def _value(res, at, name, size, kind):
     if kind == "perop":
-        return _per_msg(res, at, "%s %s" % (path, key), size)
-    return at(res, "%s %s" % (path, key), size)
+        return per_msg(res, at, name, size)
+    v = at(res, name, size)
+    return 2 * v if kind == "x2" and v is not None else v
 
 
 def _mpi_value(res, at, where, ranks, mpi):
-    key, size, _ = mpi
+    key, size, _, kind = mpi
     mpath = ("MPI on-node" if ranks == 2 else "MPI on-node %d" % ranks) if where == ONNODE else "MPI TCP"
-    if key == "PingPong half round trip":
-        v = at(res, "%s %s" % (mpath, key), size)
-        return 2 * v if v else None
-    if key in ("MPI_Put aggregate", "Isend/Irecv Uniband"):
-        return _per_msg(res, at, "%s %s" % (mpath, key), size)
-    return at(res, "%s %s" % (mpath, key), size)
+    return _value(res, at, "%s %s" % (mpath, key), size, kind)
 
 
-def _why(notes, path, prog):
+def why_not_measured(notes, path, prog):
     """Why a same-source cell has no figure: its run failed (bench/report's
     notes["failed"], keyed by the label with single spaces) or its build."""
     _, lib, where, ranks = path.split(" ")
@@ -375,21 +374,20 @@ def tables(L, res, notes, at, fmt_us, ratio):
     L.append("| --- | --- | --- | ---: | ---: | ---: | --- | ---: |")
     for where, ranks in ((ONNODE, 2), (ONNODE, 4), (NETWORK, 2)):
         progs = {p for w, n, p, _ in RUNS if w == where and n == ranks}
-        for label, prog, key, size, kind, mpi in SS_ROWS:
-            pname = prog.split("`")[1]
+        for label, (pname, section), key, size, kind, mpi in SS_ROWS:
             if pname not in progs:
                 continue
             cells = []
             vals = {}
             for lib in LIBS:
                 path = path_of(lib, where, ranks)
-                v = _value(res, at, path, key, size, kind)
+                v = _value(res, at, "%s %s" % (path, key), size, kind)
                 vals[lib] = v
                 cells.append(fmt_us(v) if v is not None else "not measured (%s)" % (
-                    _why(notes, path, pname) or "no result"))
+                    why_not_measured(notes, path, pname) or "no result"))
             m = _mpi_value(res, at, where, ranks, mpi)
-            L.append("| %s | %s | %s, %d | %s | %s | %s | %s %s | %s |" % (
-                label, prog, where, ranks, cells[0], cells[1], ratio(vals["libgex"], vals["reference"]),
+            L.append("| %s | `%s` %s | %s, %d | %s | %s | %s | %s %s | %s |" % (
+                label, pname, section, where, ranks, cells[0], cells[1], ratio(vals["libgex"], vals["reference"]),
                 mpi[2], fmt_us(m) if m is not None else "—", ratio(vals["libgex"], m)))
     L.append("")
     L.append("#### The reference's own test programs on both libraries")
@@ -414,7 +412,7 @@ def tables(L, res, notes, at, fmt_us, ratio):
                 v = at(res, "%s %s" % (path, key), size)
                 vals[lib] = v
                 if v is None:
-                    cells.append("not measured (%s)" % (_why(notes, path, prog) or "no result"))
+                    cells.append("not measured (%s)" % (why_not_measured(notes, path, prog) or "no result"))
                 elif kind == "bw":
                     cells.append("%.0f" % (v / 1048576.0))
                 else:

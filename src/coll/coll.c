@@ -89,10 +89,15 @@ static void arrive(struct gexi_team *t) {
                             memory_order_release);
 }
 
+/* Member r's arrivals on this team (acquire). */
+static uint64_t arrivals_of(const struct gexi_team *t, gex_Rank_t r) {
+  return atomic_load_explicit(&t->mctrl[r]->team_bar[t->slot].arrivals, memory_order_acquire) -
+         (t->bar_base ? t->bar_base[r] : 0);
+}
+
 /* Has member r made its k-th arrival? */
 static int arrived_one(const struct gexi_team *t, gex_Rank_t r, uint64_t k) {
-  uint64_t a = atomic_load_explicit(&t->mctrl[r]->team_bar[t->slot].arrivals, memory_order_acquire);
-  return a - (t->bar_base ? t->bar_base[r] : 0) >= k;
+  return arrivals_of(t, r) >= k;
 }
 
 /* Has every member made its k-th arrival?  t->seen_all caches the least
@@ -106,8 +111,7 @@ static int arrived_all(struct gexi_team *t, uint64_t k) {
   if (atomic_load_explicit(&t->seen_all, memory_order_acquire) >= k) return 1;
   uint64_t least = UINT64_MAX;
   for (gex_Rank_t i = 0; i < t->head.size; i++) {
-    uint64_t a = atomic_load_explicit(&t->mctrl[i]->team_bar[t->slot].arrivals, memory_order_acquire) -
-                 (t->bar_base ? t->bar_base[i] : 0);
+    uint64_t a = arrivals_of(t, i);
     if (a < k) return 0;
     if (a < least) least = a;
   }

@@ -228,7 +228,9 @@ struct gexi_context {
   struct gexi_team *coll_active;
   atomic_int coll_n_active;
   /* Team slots in use in this process (core/team.c; bit 0: the primordial
-   * team). */
+   * team).  Team construction calls of one process must not overlap in
+   * time (different threads constructing teams at once could pick the same
+   * slot). */
   _Atomic uint64_t used_slots;
   /* am/am_npam.c: the key whose destructor frees an exiting thread's
    * staging buffers, created once. */

@@ -15,6 +15,18 @@
  *    for any category, direction and argument count (the receiver's misuse
  *    checks of those three are skipped for it).  GASNet-1 handler tables
  *    carry no such information.
+ *
+ * 3. A barrier that also reduces three words with MAX (the GASNet-1 named
+ *    barrier's names and mismatch flag), at the cost of a plain barrier, on
+ *    a team whose collectives run on shared memory (every member on this
+ *    node; coll/coll.c).  gexi_coll_barrier_max3 publishes 'mine' and
+ *    initiates what gex_Coll_BarrierNB(tm, 0) initiates (one barrier, in
+ *    the team's collective order), returning its generation in *seq; once
+ *    *ev is complete, gexi_coll_barrier_max3_result gives the member-wise
+ *    maximum of every member's words.  The caller reads each result before
+ *    it starts its next such barrier on the team (two generations of words
+ *    are kept).  Returns 0, initiating nothing, on a team whose collectives
+ *    run over the network: the caller uses a reduction instead.
  */
 #ifndef GEXI_CORE_HOOKS_H
 #define GEXI_CORE_HOOKS_H

@@ -91,11 +91,6 @@ gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Fla
 
 _Static_assert(GEXI_COLL_SLOTS == GEXI_SHM_TEAM_SLOTS, "one team slot space for both engines");
 
-/* Team slots in use in this process: gexi_ctx.used_slots (bit 0: the
- * primordial team).  Team construction calls of one process must not
- * overlap in time (different threads constructing teams at once could pick
- * the same slot). */
-
 #define GEXI_SCRATCH_RECOMMENDED ((size_t)4096)
 
 static struct gexi_team *parent_team(const char *fn, gex_TM_t parent_tm) {

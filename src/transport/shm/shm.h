@@ -35,8 +35,6 @@ struct gexi_proc_info {
 };
 
 /* Head of each process's control region. */
-_Static_assert(sizeof(_Atomic uint64_t) * 7 <= 64, "a team slot's barrier fits one cache line");
-
 struct gexi_shm_ctrl {
   uint64_t magic;
   uint64_t req_off, rep_off;
@@ -54,6 +52,7 @@ struct gexi_shm_ctrl {
     alignas(64) _Atomic uint64_t arrivals;
     _Atomic uint64_t words[2][3];
   } team_bar[GEXI_SHM_TEAM_SLOTS];
+  _Static_assert(sizeof(struct gexi_shm_team_bar) == 64, "a team slot's barrier is one cache line");
   /* Team creation: what this process publishes for a split/create over the
    * parent team whose slot indexes the array (read by the parent's members
    * between the two parent barriers of the creation). */
