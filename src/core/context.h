@@ -21,6 +21,7 @@
 struct gexi_shm_node; /* transport/shm: this node's mapped regions */
 struct gexi_net_ops;  /* transport: off-node network operations */
 struct gexi_ofi;      /* transport/ofi: the libfabric transport's state */
+struct gexi_sock;     /* transport/sock: the TCP transport's state */
 struct gexi_coll_am;  /* coll/coll_am.c: buffers of the AM collectives engine */
 struct gexi_coll_hier; /* coll/coll_hier.c: a team's node layout */
 
@@ -202,6 +203,7 @@ struct gexi_context {
   struct gexi_shm_node *shm;
   const struct gexi_net_ops *net; /* NULL: every rank is on this node */
   struct gexi_ofi *ofi;           /* state of the libfabric transport, if started */
+  struct gexi_sock *sock;         /* state of the TCP transport, if started */
 
   /* AM collectives engine: settings and early-arrival buffers (created by
    * gexi_coll_am_init during gex_Client_Init). */

@@ -114,6 +114,17 @@ void gexi_env_load(void) {
   const char *sn = gexi_env_string("GEX_SUPERNODE_MAXSIZE") ? "GEX_SUPERNODE_MAXSIZE"
                                                            : "GASNET_SUPERNODE_MAXSIZE";
   e->supernode_maxsize = (uint32_t)gexi_env_count(sn, 0, 0, UINT32_MAX);
+  const char *nt = gexi_env_string("GEX_NET_TRANSPORT");
+  e->net_transport = !nt                        ? GEXI_NET_DEFAULT
+                     : strcasecmp(nt, "ofi") == 0  ? GEXI_NET_OFI
+                     : strcasecmp(nt, "sock") == 0 ? GEXI_NET_SOCK
+                                                   : -1;
+  if (e->net_transport < 0)
+    gexi_fatal("GEX_NET_TRANSPORT='%s': neither sock (libgex's TCP transport) nor ofi "
+               "(libfabric)", nt);
+  e->net_verbose = gexi_env_switch("GEX_NET_VERBOSE", 0);
+  e->sock_iface = gexi_env_string("GEX_SOCK_IFACE");
+  e->sock_am_credit = gexi_env_size("GEX_SOCK_AM_CREDIT", 0, 32 << 10, (uint64_t)1 << 31);
   e->ofi_provider = gexi_env_string("GEX_OFI_PROVIDER");
   e->ofi_domain = gexi_env_string("GEX_OFI_DOMAIN");
   e->ofi_am_credit = gexi_env_size("GEX_OFI_AM_CREDIT", 0, 0, (uint64_t)1 << 40);

@@ -20,8 +20,15 @@
 
 #include "core/env_parse.h"
 
+/* The network transports (GEX_NET_TRANSPORT). */
+enum { GEXI_NET_DEFAULT = 0, GEXI_NET_OFI = 1, GEXI_NET_SOCK = 2 };
+
 struct gexi_env {
   uint32_t supernode_maxsize;  /* GEX_SUPERNODE_MAXSIZE; 0: no limit */
+  int net_transport;           /* GEX_NET_TRANSPORT: GEXI_NET_* (core/env.c) */
+  int net_verbose;             /* GEX_NET_VERBOSE */
+  const char *sock_iface;      /* GEX_SOCK_IFACE; NULL: the first interface up */
+  uint64_t sock_am_credit;     /* GEX_SOCK_AM_CREDIT bytes; 0: the default */
   const char *ofi_provider;    /* GEX_OFI_PROVIDER; NULL: libfabric's choice */
   const char *ofi_domain;      /* GEX_OFI_DOMAIN; NULL: chosen with the provider */
   uint64_t ofi_am_credit;      /* GEX_OFI_AM_CREDIT bytes; 0: the default */

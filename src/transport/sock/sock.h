@@ -1,0 +1,301 @@
+/* transport/sock/sock.h -- libgex's own network transport over kernel TCP
+ * sockets (docs/network.md, "The sock transport"; docs/security.md).
+ *
+ * Every rank listens on one TCP port of the address it publishes through
+ * the bootstrap.  Two ranks share one connection, made by whichever wants
+ * to send first (when both do at once, the one made by the lower rank is
+ * kept, sock_auth.c).  A connection carries nothing but a fixed-size
+ * handshake until the connecting rank has proved that it knows the job's
+ * secret, bound to its rank, the listener's rank and two fresh nonces;
+ * only then does the listener give it any per-peer state.  After that the
+ * connection is a stream of frames (struct sock_frame), each checked before
+ * use (sock_recv.c):
+ *
+ *   - Active Messages: the AM header truncated after its arguments, then
+ *     the payload; Requests spend the sender's byte credit for that peer,
+ *     returned in the header of the receiver's later frames (sock_am.c);
+ *   - RMA (sock_rma.c): Put and Get are done by the target, which copies
+ *     between the stream and one of its registered regions (the bound
+ *     segment, or a region exposed for the collectives' rendezvous or an
+ *     endpoint's segment) after checking the range; the initiator learns
+ *     of completion from an ACK or the Get's reply, which count down the
+ *     same counters as operations completed by AM replies (atomic/ad_am.h),
+ *     so events, NBI and access regions need nothing of the transport.
+ *
+ * Sending writes straight into the kernel; what it does not take waits in
+ * the peer's queue (sock_send.c), flushed by every poll.  Large payloads
+ * are read from the stream straight into their destination.
+ *
+ * All state lives in one struct gexi_sock, owned by gexi_ctx.sock.  Words
+ * on the wire are in the host's byte order (every rank of a job runs the
+ * same libgex on the same architecture).
+ */
+#ifndef GEXI_SOCK_H
+#define GEXI_SOCK_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/uio.h>
+
+#include "am/am.h"
+#include "core/context.h"
+#include "sec/siphash.h"
+#include "transport/transport.h"
+
+/* ---- the handshake (sock_auth.c) --------------------------------------------- */
+#define SOCK_HS_MAGIC 0x316b636f73786567ULL /* "gexsock1" */
+enum { SOCK_HS_HELLO = 1, SOCK_HS_CHALLENGE, SOCK_HS_PROOF, SOCK_HS_ACCEPT, SOCK_HS_REFUSE };
+/* Every step is one message of exactly this layout (64 bytes). */
+struct sock_hs {
+  uint64_t magic;
+  uint32_t step;
+  uint32_t from, to; /* the connecting rank and the listener's */
+  uint32_t pad;
+  unsigned char nonce_c[16], nonce_l[16];
+  uint64_t mac;
+};
+_Static_assert(sizeof(struct sock_hs) == 64, "struct sock_hs: 64 bytes");
+
+/* Connections accepted and not yet authenticated: at most this many at
+ * once (a new one beyond it closes the oldest), each for at most
+ * SOCK_PENDING_NS, holding one descriptor and at most 64 bytes of input. */
+#define SOCK_PENDING_MAX 16
+#define SOCK_PENDING_NS (10ull * 1000000000ull)
+/* Connections accepted by one poll, at most. */
+#define SOCK_ACCEPT_BURST 4
+struct sock_pending {
+  int fd;         /* -1: free */
+  int step;       /* SOCK_HS_HELLO: waiting for it; SOCK_HS_PROOF: challenge sent */
+  uint64_t deadline;
+  uint64_t serial; /* accept order: the oldest is closed first */
+  uint32_t from;
+  unsigned got;   /* bytes of 'in' received */
+  struct sock_hs in;
+  unsigned char nonce_c[16], nonce_l[16];
+};
+
+/* ---- frames ---------------------------------------------------------------- */
+enum {
+  SOCK_F_AM = 1,     /* gexi_am_hdr (truncated after its arguments), payload */
+  SOCK_F_PUT = 2,    /* sock_rma, data */
+  SOCK_F_ACK = 3,    /* sock_ack: Puts done */
+  SOCK_F_GET = 4,    /* sock_rma */
+  SOCK_F_GETREP = 5, /* sock_rma (key and addr: the initiator's), data */
+  SOCK_F_CREDIT = 6, /* nothing but the header's credit */
+  SOCK_F_BYE = 7,    /* the sender is leaving the job: its end of file is no fault */
+};
+struct sock_frame {
+  uint32_t len;    /* bytes after this header, a multiple of 8 */
+  uint8_t type;    /* SOCK_F_* */
+  uint8_t pad[3];
+  uint32_t credit; /* bytes of the receiver's Requests the sender has handled */
+  uint32_t pad2;
+};
+_Static_assert(sizeof(struct sock_frame) == 16, "struct sock_frame: 16 bytes");
+/* Put, Get and a Get's reply.  'cookie' is the initiator's completion
+ * counter (atomic/ad_am.h), carried back and never used by the target;
+ * 'dest' is where a Get's data goes at the initiator. */
+struct sock_rma {
+  uint64_t key, addr, len, cookie, dest;
+};
+struct sock_ack {
+  uint64_t cookie, count;
+};
+#define SOCK_ROUND8(n) (((n) + 7) & ~(size_t)7)
+#define SOCK_AM_HDR_LEN(nargs) \
+  SOCK_ROUND8(offsetof(struct gexi_am_hdr, args) + (size_t)(nargs) * sizeof(gex_AM_Arg_t))
+/* Frames up to this length are received whole into the connection's
+ * buffer; longer ones (Puts, Get replies and Long payloads) have their data
+ * read straight into its destination. */
+#define SOCK_RX_BUF ((size_t)64 << 10)
+#define SOCK_WHOLE_MAX ((size_t)32 << 10)
+/* The credit an AM Request frame of 'whole' bytes costs (sock_am.c). */
+static inline int64_t gexi_sock_frame_cost(size_t whole) {
+  return (int64_t)(whole < SOCK_WHOLE_MAX ? whole : SOCK_WHOLE_MAX);
+}
+/* The largest Put or Get reply in one frame (a larger operation is split). */
+#define SOCK_RMA_FRAME_MAX ((size_t)1 << 30)
+/* Bytes queued for one peer above which a sender that may wait does so. */
+#define SOCK_QUEUE_MAX ((size_t)4 << 20)
+
+/* ---- per peer ------------------------------------------------------------------ */
+enum { SOCK_DOWN = 0, SOCK_WAITING, SOCK_UP, SOCK_CLOSED };
+
+/* Bytes waiting to be written to a peer: owned copies or borrowed memory. */
+struct sock_seg {
+  const char *p;
+  size_t len;
+  char *own; /* free()d once written, or NULL */
+  size_t cap; /* own: its size (appended to while it is the last segment) */
+};
+
+/* A frame whose data is being read straight into its destination. */
+struct sock_direct {
+  char *dst;
+  size_t left;        /* data bytes still to read */
+  size_t pad;         /* padding bytes to skip after them */
+  int type;           /* SOCK_F_PUT, SOCK_F_GETREP or SOCK_F_AM (Long) */
+  struct sock_rma r;  /* Put / Get reply */
+  struct gexi_am_hdr h; /* Long */
+};
+
+struct sock_peer {
+  _Atomic int state;        /* SOCK_* */
+  int fd;                   /* the connection, once UP */
+  struct sockaddr_in addr;  /* its listener */
+  uint64_t seg_key;         /* its bound segment's region key (0: none) */
+  /* Our attempt to connect to it (under poll_lock): the socket, the step
+   * awaited (SOCK_HS_CHALLENGE or SOCK_HS_ACCEPT), what arrived. */
+  int cfd;
+  int cstep;
+  unsigned cgot;
+  struct sock_hs cin;
+  unsigned char nonce_c[16], nonce_l[16];
+  /* Sending (under tx_lock).  tx_queued/tx_written: bytes of this stream
+   * appended and written to the kernel (a waiting sender compares them). */
+  pthread_mutex_t tx_lock;
+  struct sock_seg *q;
+  size_t qhead, qn, qcap, qbytes;
+  _Atomic uint64_t tx_queued, tx_written;
+  /* Credit: bytes of AM Requests we may still send it; bytes of its
+   * Requests we have handled and not yet told it about. */
+  _Atomic int64_t credit;
+  _Atomic uint32_t owed;
+  /* ACKs of its Puts not sent yet (under poll_lock): one cookie, a count. */
+  uint64_t ack_cookie, ack_count;
+  /* Receiving (under poll_lock).  busy: a frame of it is being handled (a
+   * nested poll leaves the connection alone). */
+  char *rx;
+  size_t rx_have, rx_off;
+  int busy, bye;
+  struct sock_direct d;
+};
+
+/* A Request received by a poll for Replies only, kept for a full poll. */
+struct sock_deferred {
+  gex_Rank_t src;
+  void *frame; /* malloc'd: the AM header and a Medium payload (Long: placed) */
+};
+
+/* A region remote ranks may Put to and Get from (by key - 1). */
+struct sock_region {
+  uintptr_t base;
+  size_t len;
+  int live;
+};
+
+struct gexi_sock {
+  gexi_sipkey_t key;
+  int lfd, epfd;
+  struct sockaddr_in me;
+  struct sock_peer *peers; /* by jobrank */
+  /* Under poll_lock: handshakes, receiving, deferred Requests. */
+  pthread_mutex_t poll_lock;
+  struct sock_pending pend[SOCK_PENDING_MAX];
+  unsigned npending, nconnecting;
+  uint64_t accept_serial;
+  gex_Rank_t *up; /* connected peers, polled directly */
+  unsigned nup;
+  unsigned poll_count;
+  struct sock_deferred *def;
+  size_t ndef, defcap;
+  _Atomic unsigned nqueued; /* peers with bytes queued */
+  int64_t credit_bytes;     /* per peer */
+  uint32_t credit_return;   /* send a CREDIT frame at this debt */
+  /* Regions (under reg_lock). */
+  pthread_mutex_t reg_lock;
+  struct sock_region *reg;
+  size_t nreg, regcap;
+  /* What strangers and bad frames cost: counted, the first few reported. */
+  _Atomic uint64_t refused;
+  _Atomic unsigned reported;
+  _Atomic int leaving; /* this process is exiting: no more faults reported */
+  struct gexi_net_ops ops;
+};
+
+static inline struct gexi_sock *gexi_sock_ctx(void) { return gexi_ctx.sock; }
+
+/* ---- sock_init.c ---- */
+void gexi_sock_start(int one_host);
+void gexi_sock_at_exit(void);
+uint64_t gexi_sock_now(void);
+/* One line about something refused (a stranger, a bad frame); only the
+ * first few of a process are printed, every one is counted. */
+void gexi_sock_refuse(const char *fmt, ...) GEXI_PRINTF(1, 2);
+/* Register fd with the poll set: kind SOCK_EV_* and an index. */
+enum { SOCK_EV_LISTEN = 1, SOCK_EV_PENDING, SOCK_EV_CONNECT, SOCK_EV_UP };
+void gexi_sock_watch(int fd, int kind, uint32_t idx);
+void gexi_sock_unwatch(int fd);
+
+/* ---- sock_auth.c ---- */
+void gexi_sock_auth_init(void);
+/* Start connecting to j (under poll_lock; j DOWN, no attempt). */
+void gexi_sock_connect(gex_Rank_t j);
+void gexi_sock_accept(void);
+void gexi_sock_pending_io(unsigned slot);
+void gexi_sock_connect_io(gex_Rank_t j);
+void gexi_sock_pending_expire(uint64_t now);
+/* Make j's connection usable (polls until it is; fatal if j is gone). */
+void gexi_sock_need(gex_Rank_t j, int what);
+
+/* ---- sock_send.c ---- */
+enum { SOCK_TX_COPY = 0, SOCK_TX_BORROW = 1, SOCK_TX_WAIT = 2 };
+/* Append one frame to j's stream: 'f' (len and type set; credit is filled
+ * in), 'body' (its fixed part) and 'data' (padded to 8 with zeros).  COPY:
+ * whatever the kernel does not take now is copied; BORROW: 'data' stays
+ * valid until written (it is queued by reference); WAIT: as BORROW, and
+ * returns once written.  'fault': whether a peer that left is this
+ * caller's error (client operations) or not (ACKs, credit, replies to it).
+ * Never waits for credit; a COPY send by a caller that may wait holds back
+ * while the peer's queue is long. */
+void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t blen,
+                    const void *data, size_t dlen, int mode, int what, int fault);
+/* Write what is queued, for every peer with bytes queued. */
+void gexi_sock_flush_all(void);
+void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why);
+
+/* ---- sock_recv.c ---- */
+int gexi_sock_poll(int what);
+/* Whether this thread holds poll_lock (is inside a poll of this transport). */
+int gexi_sock_polling(void);
+void gexi_sock_block(int timeout_us);
+/* Attach j's authenticated connection (under poll_lock). */
+void gexi_sock_attach(gex_Rank_t j, int fd);
+
+/* ---- sock_am.c ---- */
+void gexi_sock_am_setup(void);
+int gexi_sock_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payload,
+                      gex_Flags_t flags);
+int gexi_sock_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
+                       unsigned nargs, const gex_AM_Arg_t *args);
+/* A checked AM frame from j: deliver it, or keep it for a full poll. */
+void gexi_sock_am_recv(gex_Rank_t j, struct gexi_am_hdr *h, void *payload, size_t frame_len,
+                       int what);
+int gexi_sock_run_deferred(void);
+/* Credit: the header's return from j; our debt to j (CREDIT frames). */
+const char *gexi_sock_take_credit(gex_Rank_t j, uint32_t credit);
+void gexi_sock_return_credit(void);
+
+/* ---- sock_rma.c ---- */
+gex_Event_t gexi_sock_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
+                          gex_Event_t *lc_opt, gex_Flags_t flags, int mode);
+gex_Event_t gexi_sock_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex_Flags_t flags,
+                          int mode);
+void gexi_sock_seg_register(void *base, uintptr_t size, uint64_t *key);
+void gexi_sock_seg_peer(gex_Rank_t j, uint64_t key);
+void *gexi_sock_expose(const void *buf, size_t len, uint64_t *key, uint64_t *raddr);
+void gexi_sock_unexpose(void *handle);
+void gexi_sock_get_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *r);
+void gexi_sock_put_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *w,
+                           void (*then)(void *arg, size_t first, size_t k), void *arg);
+void gexi_sock_rma_exposed(gex_Rank_t j, int is_write, const struct gexi_exposed_rma *x);
+/* The target's side: the region range [addr, addr+len) of 'key', as a
+ * pointer, or NULL (and *why) if it is not one. */
+char *gexi_sock_region(uint64_t key, uint64_t addr, uint64_t len, const char **why);
+/* Frames of RMA received from j (checked). */
+void gexi_sock_get_serve(gex_Rank_t j, const struct sock_rma *r, char *src);
+void gexi_sock_rma_done(uint64_t cookie, uint64_t count);
+/* ACKs owed to j leave now. */
+void gexi_sock_ack_flush(gex_Rank_t j);
+
+#endif

@@ -1,0 +1,149 @@
+/* transport/sock/sock_am.c -- Active Messages over the sock transport.
+ *
+ * A message is one frame: the AM header cut after its last argument, then
+ * the Medium payload or a Long payload not yet at the target.  Requests
+ * spend credit: the bytes of Request frames a peer may have sent that we
+ * have not handled are bounded by credit_bytes, so a peer that floods us
+ * with Requests waits instead of growing our memory or its queue without
+ * bound.  Every frame returns the credit its sender owes in its header; a
+ * rank that owes much and sends nothing sends a CREDIT frame.  Replies
+ * spend none (each answers a Request, so they are bounded by them) and
+ * never wait: a Reply is sent from inside a handler.
+ *
+ * A frame's cost is its length capped at SOCK_WHOLE_MAX: a longer one (a
+ * Long) is read straight into its destination and holds no buffer here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/sock/sock.h"
+
+static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
+
+void gexi_sock_am_setup(void) {
+  struct gexi_sock *s = S();
+  s->credit_bytes = gexi_ctx.env.sock_am_credit ? (int64_t)gexi_ctx.env.sock_am_credit
+                                                : (int64_t)512 << 10;
+  s->credit_return = (uint32_t)(s->credit_bytes / 4);
+}
+
+const char *gexi_sock_take_credit(gex_Rank_t j, uint32_t credit) {
+  struct gexi_sock *s = S();
+  int64_t after = atomic_fetch_add_explicit(&s->peers[j].credit, credit, memory_order_acq_rel) +
+                  credit;
+  return after > s->credit_bytes ? "credit (more than was spent)" : NULL;
+}
+
+void gexi_sock_return_credit(void) {
+  struct gexi_sock *s = S();
+  for (unsigned i = 0; i < s->nup; i++) {
+    gex_Rank_t j = s->up[i];
+    if (atomic_load_explicit(&s->peers[j].owed, memory_order_relaxed) >= s->credit_return) {
+      struct sock_frame f = {.len = 0, .type = SOCK_F_CREDIT};
+      gexi_sock_send(j, &f, NULL, 0, NULL, 0, SOCK_TX_COPY, GEXI_POLL_ALL, 0);
+    }
+  }
+}
+
+/* Spend a Request's credit: 0, or 1 if it is short and the caller asked
+ * for GEX_FLAG_IMMEDIATE.  Waits (polling) otherwise. */
+static int spend(gex_Rank_t j, int64_t cost, gex_Flags_t flags) {
+  _Atomic int64_t *c = &S()->peers[j].credit;
+  for (;;) {
+    if (atomic_fetch_sub_explicit(c, cost, memory_order_acq_rel) >= cost) return 0;
+    atomic_fetch_add_explicit(c, cost, memory_order_acq_rel);
+    if (flags & GEX_FLAG_IMMEDIATE) return 1;
+    if (gexi_poll(GEXI_POLL_ALL))
+      gexi_busy();
+    else
+      gexi_idle();
+  }
+}
+
+int gexi_sock_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *payload,
+                      gex_Flags_t flags) {
+  struct gexi_sock *s = S();
+  int what = h->is_req ? GEXI_POLL_ALL : GEXI_POLL_REPLIES;
+  if (GEXI_UNLIKELY(atomic_load_explicit(&s->peers[j].state, memory_order_acquire) != SOCK_UP)) {
+    if (flags & GEX_FLAG_IMMEDIATE) {
+      /* Start connecting, and refuse this one (it would wait). */
+      if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) == SOCK_DOWN &&
+          !gexi_sock_polling() && pthread_mutex_trylock(&s->poll_lock) == 0) {
+        if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) == SOCK_DOWN &&
+            s->peers[j].cfd < 0)
+          gexi_sock_connect(j);
+        pthread_mutex_unlock(&s->poll_lock);
+      }
+      if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) != SOCK_UP) return 1;
+    } else {
+      gexi_sock_need(j, what);
+    }
+  }
+  size_t hl = SOCK_AM_HDR_LEN(h->nargs);
+  size_t carried = (h->category == GEXI_AM_MEDIUM ||
+                    (h->category == GEXI_AM_LONG && !h->ep_index)) ? h->nbytes : 0;
+  struct sock_frame f = {.len = (uint32_t)(hl + SOCK_ROUND8(carried)), .type = SOCK_F_AM};
+  if (h->is_req && spend(j, gexi_sock_frame_cost(sizeof f + f.len), flags)) return 1;
+  struct gexi_am_hdr hh;
+  memcpy(&hh, h, offsetof(struct gexi_am_hdr, args));
+  hh.src = gexi_ctx.rank;
+  for (unsigned i = 0; i < h->nargs; i++) hh.args[i] = h->args[i];
+  if (h->nargs & 1) hh.args[h->nargs] = 0; /* up to the 8-byte boundary */
+  gexi_sock_send(j, &f, &hh, hl, payload, carried, SOCK_TX_COPY, what, 1);
+  return 0;
+}
+
+int gexi_sock_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
+                       unsigned nargs, const gex_AM_Arg_t *args) {
+  struct gexi_am_hdr h;
+  h.category = GEXI_AM_SHORT;
+  h.is_req = (uint8_t)!ch;
+  h.nargs = (uint8_t)nargs;
+  h.handler = handler;
+  h.src = gexi_ctx.rank;
+  h.nbytes = 0;
+  h.ep_index = 0;
+  h.dest = 0;
+  for (unsigned i = 0; i < nargs; i++) h.args[i] = args[i];
+  return gexi_sock_am_send(j, &h, NULL, flags);
+}
+
+void gexi_sock_am_recv(gex_Rank_t j, struct gexi_am_hdr *h, void *payload, size_t frame_len,
+                       int what) {
+  (void)frame_len;
+  struct gexi_sock *s = S();
+  if (h->is_req && what == GEXI_POLL_REPLIES) {
+    /* A poll for Replies only (a Reply's sender waiting) runs no Request
+     * handler: the Request waits, copied, for a full poll. */
+    size_t pl = h->category == GEXI_AM_MEDIUM ? h->nbytes : 0;
+    char *copy = malloc(sizeof *h + pl);
+    if (!copy) gexi_fatal("out of memory");
+    memcpy(copy, h, sizeof *h);
+    if (pl) memcpy(copy + sizeof *h, payload, pl);
+    if (s->ndef == s->defcap) {
+      size_t cap = s->defcap ? 2 * s->defcap : 16;
+      struct sock_deferred *d = realloc(s->def, cap * sizeof *d);
+      if (!d) gexi_fatal("out of memory");
+      s->def = d;
+      s->defcap = cap;
+    }
+    s->def[s->ndef++] = (struct sock_deferred){j, copy};
+    return;
+  }
+  gexi_am_deliver(h, payload);
+}
+
+int gexi_sock_run_deferred(void) {
+  struct gexi_sock *s = S();
+  struct sock_deferred *d = s->def;
+  size_t n = s->ndef;
+  s->def = NULL;
+  s->ndef = s->defcap = 0;
+  for (size_t i = 0; i < n; i++) {
+    struct gexi_am_hdr *h = d[i].frame;
+    gexi_am_deliver(h, (char *)d[i].frame + sizeof *h);
+    free(d[i].frame);
+  }
+  free(d);
+  return (int)n;
+}

@@ -1,0 +1,367 @@
+/* transport/sock/sock_auth.c -- admission of connections (docs/security.md).
+ *
+ * Every rank of a job knows its secret K (a SipHash-2-4 key drawn by the
+ * launcher, handed to the ranks over the bootstrap channel only).  The rank
+ * that connects (C) and the listener (L) exchange four fixed-size messages
+ * (struct sock_hs) before anything else is read from the connection:
+ *
+ *   C -> L  HELLO      C, L, nC                  (fresh random nonce)
+ *   L -> C  CHALLENGE  nC, nL, MAC_K(resp, L, C, nC, nL)
+ *           C checks it: L knows K (nC is fresh)
+ *   C -> L  PROOF      MAC_K(init, C, L, nC, nL)
+ *           L checks it: C knows K (nL is fresh), and the connection comes
+ *           from the address C published
+ *   L -> C  ACCEPT     MAC_K(ok, L, C, nC, nL)   or REFUSE (see below)
+ *
+ * Until the PROOF checks, L keeps for the connection only a slot of
+ * SOCK_PENDING_MAX (sock.h) and reads at most 64 bytes at a time from it;
+ * a message that does not check closes it at once.  Captured traffic is
+ * useless to a stranger: every MAC covers a nonce of the checking side.
+ *
+ * Two ranks may connect to each other at once.  The connection made by the
+ * lower rank is kept: L refuses C's connection when L has its own attempt
+ * to C in flight and L < C; otherwise L accepts it and drops its own
+ * attempt.  C uses its connection only after ACCEPT, so nothing is ever
+ * sent on a connection that is then dropped; a refused C waits for L's.
+ * All of this runs under poll_lock.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sec/random.h"
+#include "transport/sock/sock.h"
+
+static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
+
+void gexi_sock_auth_init(void) {
+  struct gexi_sock *s = S();
+  gexi_bootstrap_t *b = gexi_ctx.boot;
+  if (!b->secret)
+    gexi_fatal("gex_Client_Init: the '%s' bootstrap provides no job secret for network peers",
+               b->name);
+  unsigned char secret[GEXI_SECRET_LEN];
+  b->secret(b, secret);
+  gexi_sipkey_load(&s->key, secret);
+  memset(secret, 0, sizeof secret);
+  if (b->secret_exposure && b->rank == 0 && !gexi_ctx.env.supernode_maxsize)
+    gexi_say("warning: %s; any host on that network can learn it and join the job's network "
+             "traffic (docs/security.md)", b->secret_exposure);
+}
+
+enum { LBL_RESP = 0x70736572736b6f73ULL, LBL_INIT = 0x74696e69736b6f73ULL,
+       LBL_OK = 0x5f6b6f5f736b6f73ULL, LBL_NO = 0x5f6f6e5f736b6f73ULL };
+
+static uint64_t hs_mac(uint64_t label, uint32_t a, uint32_t b, const unsigned char nc[16],
+                       const unsigned char nl[16]) {
+  struct {
+    uint64_t label;
+    uint32_t a, b;
+    unsigned char nc[16], nl[16];
+  } in;
+  in.label = label;
+  in.a = a;
+  in.b = b;
+  memcpy(in.nc, nc, 16);
+  memcpy(in.nl, nl, 16);
+  return gexi_siphash24(&S()->key, &in, sizeof in);
+}
+
+/* Constant-time compare of two tags. */
+static int tag_equal(uint64_t a, uint64_t b) {
+  uint64_t d = a ^ b;
+  d |= d >> 32;
+  d |= d >> 16;
+  d |= d >> 8;
+  return (d & 0xff) == 0;
+}
+
+/* Send one handshake message on a connection whose send buffer holds
+ * nothing else (64 bytes always fit): 0, or -1 if it did not go. */
+static int hs_send(int fd, int step, uint32_t from, uint32_t to, const unsigned char nc[16],
+                   const unsigned char nl[16], uint64_t mac) {
+  struct sock_hs m;
+  memset(&m, 0, sizeof m);
+  m.magic = SOCK_HS_MAGIC;
+  m.step = (uint32_t)step;
+  m.from = from;
+  m.to = to;
+  memcpy(m.nonce_c, nc, 16);
+  if (nl) memcpy(m.nonce_l, nl, 16);
+  m.mac = mac;
+  return send(fd, &m, sizeof m, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof m ? 0 : -1;
+}
+
+/* Read what is missing of one 64-byte message: 1 complete, 0 not yet, -1
+ * closed or failed. */
+static int hs_read(int fd, struct sock_hs *m, unsigned *got) {
+  ssize_t r = recv(fd, (char *)m + *got, sizeof *m - *got, MSG_DONTWAIT);
+  if (r == 0) return -1;
+  if (r < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+  *got += (unsigned)r;
+  return *got == sizeof *m;
+}
+
+static void tune(int fd) {
+  int one = 1;
+  (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+/* ---- the listener's side ------------------------------------------------------ */
+static void pending_close(unsigned i) {
+  struct gexi_sock *s = S();
+  struct sock_pending *q = &s->pend[i];
+  gexi_sock_unwatch(q->fd);
+  close(q->fd);
+  q->fd = -1;
+  s->npending--;
+}
+
+static void pending_refuse(unsigned i, const char *why) {
+  struct gexi_sock *s = S();
+  char ip[INET_ADDRSTRLEN] = "?";
+  struct sockaddr_in a;
+  socklen_t al = sizeof a;
+  if (getpeername(s->pend[i].fd, (struct sockaddr *)&a, &al) == 0)
+    inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+  gexi_sock_refuse("refused a connection from %s: %s", ip, why);
+  pending_close(i);
+}
+
+void gexi_sock_accept(void) {
+  struct gexi_sock *s = S();
+  for (int n = 0; n < SOCK_ACCEPT_BURST; n++) {
+    int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE)
+        gexi_sock_refuse("cannot accept a connection: %s", strerror(errno));
+      return;
+    }
+    unsigned slot = SOCK_PENDING_MAX;
+    for (unsigned i = 0; i < SOCK_PENDING_MAX && slot == SOCK_PENDING_MAX; i++)
+      if (s->pend[i].fd < 0) slot = i;
+    if (slot == SOCK_PENDING_MAX) { /* full: the oldest goes */
+      slot = 0;
+      for (unsigned i = 1; i < SOCK_PENDING_MAX; i++)
+        if (s->pend[i].serial < s->pend[slot].serial) slot = i;
+      pending_refuse(slot, "too many connections not authenticated (the oldest is closed)");
+    }
+    struct sock_pending *q = &s->pend[slot];
+    memset(q, 0, sizeof *q);
+    q->fd = fd;
+    q->step = SOCK_HS_HELLO;
+    q->serial = ++s->accept_serial;
+    q->deadline = gexi_sock_now() + SOCK_PENDING_NS;
+    s->npending++;
+    gexi_sock_watch(fd, SOCK_EV_PENDING, slot);
+  }
+}
+
+void gexi_sock_pending_expire(uint64_t now) {
+  struct gexi_sock *s = S();
+  for (unsigned i = 0; i < SOCK_PENDING_MAX; i++)
+    if (s->pend[i].fd >= 0 && now > s->pend[i].deadline)
+      pending_refuse(i, "no handshake within 10 s");
+}
+
+/* The connection of slot i proved to be rank 'from': keep it or refuse it. */
+static void pending_admit(unsigned i) {
+  struct gexi_sock *s = S();
+  struct sock_pending *q = &s->pend[i];
+  gex_Rank_t me = gexi_ctx.rank, from = q->from;
+  struct sock_peer *p = &s->peers[from];
+  int st = atomic_load_explicit(&p->state, memory_order_acquire);
+  int refuse = st == SOCK_UP || st == SOCK_CLOSED || (p->cfd >= 0 && me < from);
+  uint64_t mac = hs_mac(refuse ? LBL_NO : LBL_OK, me, from, q->nonce_c, q->nonce_l);
+  if (hs_send(q->fd, refuse ? SOCK_HS_REFUSE : SOCK_HS_ACCEPT, from, me, q->nonce_c, q->nonce_l,
+              mac) != 0 || refuse) {
+    pending_close(i);
+    return;
+  }
+  if (p->cfd >= 0) { /* ours loses: the lower rank's connection is kept */
+    gexi_sock_unwatch(p->cfd);
+    close(p->cfd);
+    p->cfd = -1;
+    s->nconnecting--;
+  }
+  int fd = q->fd;
+  gexi_sock_unwatch(fd);
+  q->fd = -1;
+  s->npending--;
+  gexi_sock_attach(from, fd);
+}
+
+void gexi_sock_pending_io(unsigned i) {
+  struct gexi_sock *s = S();
+  struct sock_pending *q = &s->pend[i];
+  if (q->fd < 0) return;
+  int r = hs_read(q->fd, &q->in, &q->got);
+  if (r < 0) {
+    pending_close(i); /* closed before the handshake ended: nothing to say */
+    return;
+  }
+  if (r == 0) return;
+  q->got = 0;
+  const struct sock_hs *m = &q->in;
+  gex_Rank_t me = gexi_ctx.rank;
+  if (m->magic != SOCK_HS_MAGIC || m->step != (uint32_t)q->step) {
+    pending_refuse(i, "not a handshake message of this transport");
+    return;
+  }
+  if (q->step == SOCK_HS_HELLO) {
+    static const unsigned char zero[16];
+    if (m->pad || m->mac || memcmp(m->nonce_l, zero, 16) != 0) {
+      pending_refuse(i, "a hello with fields that must be zero set");
+      return;
+    }
+    if (m->to != me || m->from >= gexi_ctx.size || m->from == me) {
+      pending_refuse(i, "a hello naming ranks that cannot connect here");
+      return;
+    }
+    /* The connection must come from the address the claimed rank published. */
+    struct sockaddr_in a;
+    socklen_t al = sizeof a;
+    if (getpeername(q->fd, (struct sockaddr *)&a, &al) != 0 ||
+        a.sin_addr.s_addr != s->peers[m->from].addr.sin_addr.s_addr) {
+      pending_refuse(i, "a hello from an address its claimed rank does not have");
+      return;
+    }
+    q->from = m->from;
+    memcpy(q->nonce_c, m->nonce_c, 16);
+    gexi_random_bytes(q->nonce_l, 16);
+    if (hs_send(q->fd, SOCK_HS_CHALLENGE, q->from, me, q->nonce_c, q->nonce_l,
+                hs_mac(LBL_RESP, me, q->from, q->nonce_c, q->nonce_l)) != 0) {
+      pending_close(i);
+      return;
+    }
+    q->step = SOCK_HS_PROOF;
+    return;
+  }
+  /* PROOF */
+  if (!tag_equal(m->mac, hs_mac(LBL_INIT, q->from, me, q->nonce_c, q->nonce_l))) {
+    pending_refuse(i, "a handshake that does not prove the job's secret");
+    return;
+  }
+  pending_admit(i);
+}
+
+/* ---- the connecting side -------------------------------------------------------- */
+void gexi_sock_connect(gex_Rank_t j) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) gexi_fatal("network (sock): socket: %s", strerror(errno));
+  struct sockaddr_in from = s->me;
+  from.sin_port = 0; /* the listener checks the address we come from */
+  if (bind(fd, (struct sockaddr *)&from, sizeof from) != 0)
+    gexi_fatal("network (sock): bind: %s", strerror(errno));
+  int rc;
+  do rc = connect(fd, (struct sockaddr *)&p->addr, sizeof p->addr);
+  while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    int e = errno;
+    close(fd);
+    gexi_sock_peer_gone(j, 1, strerror(e));
+    return;
+  }
+  tune(fd);
+  int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0)
+    gexi_fatal("network (sock): fcntl: %s", strerror(errno));
+  gexi_random_bytes(p->nonce_c, 16);
+  if (hs_send(fd, SOCK_HS_HELLO, gexi_ctx.rank, j, p->nonce_c, NULL, 0) != 0) {
+    close(fd);
+    gexi_sock_peer_gone(j, 1, "the hello could not be sent");
+    return;
+  }
+  p->cfd = fd;
+  p->cstep = SOCK_HS_CHALLENGE;
+  p->cgot = 0;
+  s->nconnecting++;
+  gexi_sock_watch(fd, SOCK_EV_CONNECT, j);
+}
+
+static void connect_drop(gex_Rank_t j) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  gexi_sock_unwatch(p->cfd);
+  close(p->cfd);
+  p->cfd = -1;
+  s->nconnecting--;
+}
+
+void gexi_sock_connect_io(gex_Rank_t j) {
+  struct sock_peer *p = &S()->peers[j];
+  if (p->cfd < 0) return;
+  int r = hs_read(p->cfd, &p->cin, &p->cgot);
+  if (r < 0) { /* the listener closed it: it refused us earlier, or died */
+    connect_drop(j);
+    if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN)
+      gexi_sock_peer_gone(j, 1, "it closed the connection during the handshake");
+    return;
+  }
+  if (r == 0) return;
+  p->cgot = 0;
+  const struct sock_hs *m = &p->cin;
+  gex_Rank_t me = gexi_ctx.rank;
+  int ok = m->magic == SOCK_HS_MAGIC && m->from == me && m->to == j &&
+           memcmp(m->nonce_c, p->nonce_c, 16) == 0;
+  if (ok && p->cstep == SOCK_HS_CHALLENGE && m->step == SOCK_HS_CHALLENGE &&
+      tag_equal(m->mac, hs_mac(LBL_RESP, j, me, p->nonce_c, m->nonce_l))) {
+    memcpy(p->nonce_l, m->nonce_l, 16);
+    if (hs_send(p->cfd, SOCK_HS_PROOF, me, j, p->nonce_c, p->nonce_l,
+                hs_mac(LBL_INIT, me, j, p->nonce_c, p->nonce_l)) != 0) {
+      connect_drop(j);
+      gexi_sock_peer_gone(j, 1, "the handshake could not be sent");
+      return;
+    }
+    p->cstep = SOCK_HS_ACCEPT;
+    return;
+  }
+  ok = ok && p->cstep == SOCK_HS_ACCEPT && memcmp(m->nonce_l, p->nonce_l, 16) == 0;
+  if (ok && m->step == SOCK_HS_ACCEPT && tag_equal(m->mac, hs_mac(LBL_OK, j, me, p->nonce_c, p->nonce_l))) {
+    int fd = p->cfd;
+    gexi_sock_unwatch(fd);
+    p->cfd = -1;
+    S()->nconnecting--;
+    gexi_sock_attach(j, fd);
+    return;
+  }
+  if (ok && m->step == SOCK_HS_REFUSE && tag_equal(m->mac, hs_mac(LBL_NO, j, me, p->nonce_c, p->nonce_l))) {
+    connect_drop(j); /* its own connection to us is on its way */
+    int down = SOCK_DOWN;
+    atomic_compare_exchange_strong(&p->state, &down, SOCK_WAITING);
+    return;
+  }
+  /* The published address of rank j answered without the job's secret. */
+  connect_drop(j);
+  gexi_sock_refuse("rank %u's address answered the handshake without the job's secret", (unsigned)j);
+  gexi_sock_peer_gone(j, 1, "its address does not answer as a rank of this job");
+}
+
+/* Polls until j's connection is up (connecting first if nobody has). */
+void gexi_sock_need(gex_Rank_t j, int what) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  for (;;) {
+    int st = atomic_load_explicit(&p->state, memory_order_acquire);
+    if (st == SOCK_UP) return;
+    if (st == SOCK_CLOSED) gexi_sock_peer_gone(j, 1, "its connection is closed");
+    if (st == SOCK_DOWN && p->cfd < 0) {
+      int nested = gexi_sock_polling();
+      if (!nested) pthread_mutex_lock(&s->poll_lock);
+      if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN && p->cfd < 0)
+        gexi_sock_connect(j);
+      if (!nested) pthread_mutex_unlock(&s->poll_lock);
+    }
+    if (gexi_poll(what))
+      gexi_busy();
+    else
+      gexi_idle();
+  }
+}

@@ -1,0 +1,387 @@
+/* transport/sock/sock_recv.c -- the poll: connections being admitted, and
+ * the frames of admitted ones, each checked before anything is done with it.
+ *
+ * One thread polls at a time (poll_lock, taken with trylock: a thread that
+ * finds it taken has nothing to do that the holder will not do).  A handler
+ * run by the poll may poll again on its own thread (a nested poll): that one
+ * leaves alone the connection whose frame is being handled (its 'busy'), so
+ * the frame stays where it is until the handler returns.
+ *
+ * Connected peers are read directly (a recv each) while there are few of
+ * them; the epoll set, which holds every descriptor, is asked every
+ * SOCK_CTL_EVERY polls, at every poll while handshakes are in flight or
+ * when there are many connections, and by block().
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "transport/sock/sock.h"
+
+static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
+
+#define SOCK_DIRECT_PEERS 8
+#define SOCK_CTL_EVERY 16
+
+static _Thread_local int poll_depth;
+int gexi_sock_polling(void) { return poll_depth > 0; }
+
+void gexi_sock_attach(gex_Rank_t j, int fd) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  if (!p->rx) {
+    p->rx = aligned_alloc(64, SOCK_RX_BUF);
+    if (!p->rx) gexi_fatal("out of memory");
+  }
+  p->rx_have = p->rx_off = 0;
+  p->fd = fd;
+  int one = 1; /* frames leave when written (no Nagle delay), on both ends */
+  (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  atomic_store_explicit(&p->credit, s->credit_bytes, memory_order_relaxed);
+  gexi_sock_watch(fd, SOCK_EV_UP, j);
+  s->up[s->nup++] = j;
+  atomic_store_explicit(&p->state, SOCK_UP, memory_order_release);
+}
+
+/* j's connection ended or broke (under poll_lock). */
+static void conn_end(gex_Rank_t j, const char *why) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  for (unsigned i = 0; i < s->nup; i++)
+    if (s->up[i] == j) {
+      s->up[i] = s->up[--s->nup];
+      break;
+    }
+  gexi_sock_unwatch(p->fd);
+  pthread_mutex_lock(&p->tx_lock);
+  atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
+  for (size_t i = 0; i < p->qn; i++) free(p->q[p->qhead + i].own);
+  if (p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
+  p->qn = p->qhead = p->qbytes = 0;
+  pthread_mutex_unlock(&p->tx_lock);
+  /* The descriptor stays open (a sender may still hold its number): it is
+   * closed with the process. */
+  if (!p->bye && why) gexi_sock_peer_gone(j, 1, why);
+}
+
+/* A frame that fails a check: the stream cannot be trusted past it. */
+static void bad_frame(gex_Rank_t j, const char *why) {
+  gexi_sock_refuse("closed the connection of rank %u: a malformed frame (%s)", (unsigned)j, why);
+  struct sock_peer *p = &S()->peers[j];
+  p->bye = 1; /* reported here; its absence is reported if it is needed */
+  conn_end(j, NULL);
+  p->bye = 0;
+}
+
+/* The end of a frame whose data was read into place. */
+static void direct_done(gex_Rank_t j, int what) {
+  struct sock_peer *p = &S()->peers[j];
+  struct sock_direct *d = &p->d;
+  switch (d->type) {
+    case SOCK_F_PUT:
+      if (d->r.cookie) {
+        if (p->ack_count && p->ack_cookie != d->r.cookie) gexi_sock_ack_flush(j);
+        p->ack_cookie = d->r.cookie;
+        p->ack_count++;
+      }
+      break;
+    case SOCK_F_GETREP: gexi_sock_rma_done(d->r.cookie, 1); break;
+    default: /* a Long: its payload is in place */
+      gexi_sock_am_recv(j, &d->h, NULL, 0, what);
+      break;
+  }
+}
+
+/* Check a frame's header: NULL, with *fixed set to the length of its
+ * body's fixed part (an AM's: of its header with 'body' given, else of a
+ * header without arguments), or the reason it is malformed. */
+static const char *frame_check(gex_Rank_t j, const struct sock_frame *f, const char *body,
+                               size_t *fixed) {
+  (void)j;
+  if (f->len & 7) return "length not a multiple of 8";
+  switch (f->type) {
+    case SOCK_F_AM: {
+      if (f->len < SOCK_AM_HDR_LEN(0)) return "AM shorter than its header";
+      *fixed = SOCK_AM_HDR_LEN(0);
+      if (body) {
+        const struct gexi_am_hdr *h = (const void *)body;
+        if (h->nargs > GEXI_AM_MAX_ARGS) return "nargs";
+        *fixed = SOCK_AM_HDR_LEN(h->nargs);
+      }
+      return NULL;
+    }
+    case SOCK_F_PUT:
+    case SOCK_F_GETREP:
+      if (f->len < sizeof(struct sock_rma)) return "RMA frame shorter than its header";
+      *fixed = sizeof(struct sock_rma);
+      return NULL;
+    case SOCK_F_GET:
+      if (f->len != sizeof(struct sock_rma)) return "Get of the wrong length";
+      *fixed = sizeof(struct sock_rma);
+      return NULL;
+    case SOCK_F_ACK:
+      if (f->len != sizeof(struct sock_ack)) return "ACK of the wrong length";
+      *fixed = f->len;
+      return NULL;
+    case SOCK_F_CREDIT:
+    case SOCK_F_BYE:
+      if (f->len) return "CREDIT/BYE with a body";
+      *fixed = 0;
+      return NULL;
+    default: return "unknown frame type";
+  }
+}
+
+/* Handle the frame at p->rx + p->rx_off, of which 'have' bytes are in the
+ * buffer (at least its header and fixed part).  Returns the bytes consumed
+ * from the buffer, 0 if the frame must wait for more, or (size_t)-1 if the
+ * connection was closed. */
+static size_t frame(gex_Rank_t j, size_t have, int what) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  char *at = p->rx + p->rx_off;
+  struct sock_frame f;
+  memcpy(&f, at, sizeof f);
+  char *body = at + sizeof f;
+  size_t fixed = 0;
+  const char *bad = frame_check(j, &f, NULL, &fixed);
+  if (!bad && have < sizeof f + fixed) return 0;
+  if (!bad) bad = frame_check(j, &f, body, &fixed); /* the AM's real header length */
+  if (!bad && have < sizeof f + fixed) return 0;
+  if (!bad && f.len < fixed) bad = "AM shorter than its arguments";
+  if (bad) {
+    bad_frame(j, bad);
+    return (size_t)-1;
+  }
+  size_t whole = sizeof f + f.len;
+  size_t dlen = f.len - fixed; /* data and padding */
+  int in_buf = whole <= SOCK_WHOLE_MAX;
+  if (in_buf && have < whole) return 0;
+  /* From here on the frame is taken (never looked at again from its start). */
+  if (f.credit && (bad = gexi_sock_take_credit(j, f.credit))) {
+    bad_frame(j, bad);
+    return (size_t)-1;
+  }
+  switch (f.type) {
+    case SOCK_F_AM: {
+      struct gexi_am_hdr h;
+      memset(&h, 0, sizeof h);
+      memcpy(&h, body, fixed < sizeof h ? fixed : sizeof h);
+      h.src = j; /* who sent it is the connection's rank, never a field */
+      size_t carried = (h.category == GEXI_AM_MEDIUM ||
+                        (h.category == GEXI_AM_LONG && !h.ep_index)) ? h.nbytes : 0;
+      if ((bad = gexi_am_check_frame(&h)) || (bad = gexi_am_check_handler(&h)) ||
+          (SOCK_ROUND8(carried) != dlen && (bad = "length (not the header's payload)"))) {
+        bad_frame(j, bad);
+        return (size_t)-1;
+      }
+      /* A Request's bytes are owed back to its sender from now on. */
+      if (h.is_req)
+        atomic_fetch_add_explicit(&p->owed, (uint32_t)gexi_sock_frame_cost(whole),
+                                  memory_order_relaxed);
+      if (in_buf) {
+        char *payload = body + fixed;
+        if (h.category == GEXI_AM_LONG && carried) {
+          memcpy((void *)(uintptr_t)h.dest, payload, carried);
+          payload = NULL;
+        }
+        p->busy = 1;
+        gexi_sock_am_recv(j, &h, payload, whole, what);
+        p->busy = 0;
+        return whole;
+      }
+      /* A Long too big for the buffer: into its destination. */
+      p->d.type = SOCK_F_AM;
+      p->d.h = h;
+      p->d.dst = (char *)(uintptr_t)h.dest;
+      p->d.left = carried;
+      p->d.pad = dlen - carried;
+      break;
+    }
+    case SOCK_F_PUT:
+    case SOCK_F_GETREP:
+    case SOCK_F_GET: {
+      struct sock_rma r;
+      memcpy(&r, body, sizeof r);
+      char *dst;
+      if (f.type == SOCK_F_GETREP) {
+        dst = (char *)(uintptr_t)r.dest; /* ours, carried back */
+        if (SOCK_ROUND8(r.len) != dlen) bad = "Get reply of the wrong length";
+      } else {
+        dst = gexi_sock_region(r.key, r.addr, r.len, &bad);
+        if (!bad && f.type == SOCK_F_PUT && SOCK_ROUND8(r.len) != dlen)
+          bad = "Put of the wrong length";
+      }
+      if (bad) {
+        bad_frame(j, bad);
+        return (size_t)-1;
+      }
+      if (f.type == SOCK_F_GET) {
+        p->busy = 1;
+        gexi_sock_get_serve(j, &r, dst);
+        p->busy = 0;
+        return whole;
+      }
+      p->d.type = f.type;
+      p->d.r = r;
+      p->d.dst = dst;
+      p->d.left = r.len;
+      p->d.pad = dlen - r.len;
+      if (in_buf) {
+        if (r.len) memcpy(dst, body + fixed, r.len);
+        p->d.left = p->d.pad = 0;
+        p->busy = 1;
+        direct_done(j, what);
+        p->busy = 0;
+        return whole;
+      }
+      break;
+    }
+    case SOCK_F_ACK: {
+      struct sock_ack a;
+      memcpy(&a, body, sizeof a);
+      gexi_sock_rma_done(a.cookie, a.count);
+      return whole;
+    }
+    case SOCK_F_BYE: p->bye = 1; return whole;
+    default: return whole; /* CREDIT: the header did it */
+  }
+  /* Direct: what the buffer holds of the data goes now, the rest is read
+   * into place by conn_read. */
+  size_t in = have - sizeof f - fixed;
+  size_t take = in < p->d.left ? in : p->d.left;
+  if (take) memcpy(p->d.dst, body + fixed, take);
+  p->d.dst += take;
+  p->d.left -= take;
+  in -= take;
+  size_t skip = in < p->d.pad ? in : p->d.pad;
+  p->d.pad -= skip;
+  if (!p->d.left && !p->d.pad) { /* it was all in the buffer after all */
+    p->busy = 1;
+    direct_done(j, what);
+    p->busy = 0;
+  }
+  return sizeof f + fixed + take + skip;
+}
+
+/* Read what j's connection has and handle every complete frame.  Returns
+ * the frames handled. */
+static int conn_read(gex_Rank_t j, int what) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  if (p->busy || atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) return 0;
+  int n = 0;
+  for (int round = 0; round < 4; round++) {
+    ssize_t r;
+    if (p->d.left || p->d.pad) {
+      if (p->d.left) {
+        r = recv(p->fd, p->d.dst, p->d.left, MSG_DONTWAIT);
+        if (r > 0) {
+          p->d.dst += r;
+          p->d.left -= (size_t)r;
+        }
+      } else {
+        char tmp[8];
+        r = recv(p->fd, tmp, p->d.pad, MSG_DONTWAIT);
+        if (r > 0) p->d.pad -= (size_t)r;
+      }
+      if (r > 0 && !p->d.left && !p->d.pad) {
+        p->busy = 1;
+        direct_done(j, what);
+        p->busy = 0;
+        n++;
+      }
+      if (r > 0) continue;
+    } else {
+      if (p->rx_off == p->rx_have) p->rx_off = p->rx_have = 0;
+      if (p->rx_off && SOCK_RX_BUF - p->rx_have < SOCK_WHOLE_MAX) {
+        memmove(p->rx, p->rx + p->rx_off, p->rx_have - p->rx_off);
+        p->rx_have -= p->rx_off;
+        p->rx_off = 0;
+      }
+      r = recv(p->fd, p->rx + p->rx_have, SOCK_RX_BUF - p->rx_have, MSG_DONTWAIT);
+      if (r > 0) {
+        p->rx_have += (size_t)r;
+        while (p->rx_have - p->rx_off >= sizeof(struct sock_frame)) {
+          size_t used = frame(j, p->rx_have - p->rx_off, what);
+          if (used == (size_t)-1) return n;
+          if (!used) break;
+          p->rx_off += used;
+          n++;
+          if (p->d.left || p->d.pad) break; /* the rest of its data comes by recv */
+        }
+        if ((size_t)r < SOCK_RX_BUF / 2) break; /* drained for now */
+        continue;
+      }
+    }
+    if (r == 0) {
+      conn_end(j, "it closed its connection");
+      return n;
+    }
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) break;
+    conn_end(j, strerror(errno));
+    return n;
+  }
+  return n;
+}
+
+/* The epoll set: new connections, handshakes, and connections with data
+ * when they are not read directly.  'timeout_ms' as epoll_wait's. */
+static int ctl_poll(int what, int timeout_ms) {
+  struct gexi_sock *s = S();
+  struct epoll_event ev[32];
+  int k = epoll_wait(s->epfd, ev, 32, timeout_ms);
+  int n = 0;
+  for (int i = 0; i < k; i++) {
+    uint32_t kind = (uint32_t)(ev[i].data.u64 >> 32), idx = (uint32_t)ev[i].data.u64;
+    switch (kind) {
+      case SOCK_EV_LISTEN: gexi_sock_accept(); break;
+      case SOCK_EV_PENDING: gexi_sock_pending_io(idx); break;
+      case SOCK_EV_CONNECT: gexi_sock_connect_io(idx); break;
+      case SOCK_EV_UP:
+        if (s->nup > SOCK_DIRECT_PEERS || timeout_ms) n += conn_read(idx, what);
+        break;
+    }
+  }
+  if (s->npending) gexi_sock_pending_expire(gexi_sock_now());
+  return n;
+}
+
+int gexi_sock_poll(int what) {
+  struct gexi_sock *s = S();
+  int nested = poll_depth > 0;
+  if (!nested && pthread_mutex_trylock(&s->poll_lock) != 0) return 0;
+  poll_depth++;
+  int n = 0;
+  if (what == GEXI_POLL_ALL && s->ndef) n += gexi_sock_run_deferred();
+  if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) gexi_sock_flush_all();
+  if (s->nup <= SOCK_DIRECT_PEERS)
+    for (unsigned i = 0; i < s->nup; i++) n += conn_read(s->up[i], what);
+  if (++s->poll_count % SOCK_CTL_EVERY == 0 || s->npending || s->nconnecting ||
+      s->nup > SOCK_DIRECT_PEERS)
+    n += ctl_poll(what, 0);
+  for (unsigned i = 0; i < s->nup; i++)
+    if (s->peers[s->up[i]].ack_count) gexi_sock_ack_flush(s->up[i]);
+  gexi_sock_return_credit();
+  poll_depth--;
+  if (!nested) pthread_mutex_unlock(&s->poll_lock);
+  return n;
+}
+
+/* Sleep until a connection has something for this process or timeout_us
+ * passes; at once when bytes wait to be written (their progress is not
+ * something the read set would wake for) or another thread polls. */
+void gexi_sock_block(int timeout_us) {
+  struct gexi_sock *s = S();
+  if (atomic_load_explicit(&s->nqueued, memory_order_relaxed) || poll_depth) return;
+  if (pthread_mutex_trylock(&s->poll_lock) != 0) return;
+  poll_depth++;
+  int ms = timeout_us < 1000 ? 1 : timeout_us / 1000;
+  (void)ctl_poll(GEXI_POLL_ALL, ms);
+  poll_depth--;
+  pthread_mutex_unlock(&s->poll_lock);
+}
