@@ -57,6 +57,9 @@ bad GEX_VIS_FORCE_AM on1
 bad GEX_OFI_MULTI_RECV 2
 bad GEX_OFI_VERBOSE verbose
 bad GEX_OFI_ATOMIC_NONFETCH -1
+bad GEX_NET_TRANSPORT tcp
+bad GEX_NET_VERBOSE maybe
+for v in abc 1K 4G; do bad GEX_SOCK_AM_CREDIT "$v"; done
 bad GASNET_CATCH_EXIT maybe
 bad GASNET_NO_CATCH_SIGNAL SIGFOO
 
@@ -92,6 +95,13 @@ good GASNET_MAX_SEGSIZE=1.0/ 1 maxseg fraction 1 proc
 good GEX_SUPERNODE_MAXSIZE=0 4 nbrhd 4
 good GEX_SUPERNODE_MAXSIZE=004 4 nbrhd 4
 good "GEX_COLL_HIER=no GEX_COLL_FORCE_AM=off GEX_AD_FORCE_AM=FALSE GEX_VIS_PACK_MAX=4K" 2 nbrhd 2
+# libgex's own TCP transport, with every knob
+good "GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock GEX_SOCK_AM_CREDIT=64K GEX_SOCK_IFACE=lo" 2 nbrhd 1
+ncase=$((ncase + 1))
+env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock GEX_SOCK_IFACE=nosuch0 \
+  bash "$here/expect.sh" --status 1 --within 60 --nogrep '^PASS' \
+  --grep "^libgex: rank [0-9]+: GEX_SOCK_IFACE='nosuch0': no interface of that name" \
+  -- "$gexrun" -n 2 "$prog" nbrhd 1 @TOKEN@ || fail=1
 
 if [ "$have_ofi" = 1 ]; then
   good "GEX_SUPERNODE_MAXSIZE=2 GEX_OFI_PROVIDER=tcp;ofi_rxm" 4 nbrhd 2

@@ -20,23 +20,6 @@ if(NOT GEX_HAVE_OFI)
   return()
 endif()
 
-set(GEX_NET_SUITE t_queries t_rma t_rma_val t_rma_lc t_rma_bounds t_events t_nbi t_barrier
-    t_am_args t_am_medium t_am_long t_am_tokeninfo t_am_register t_am_npam t_am_immediate
-    t_am_lc t_hsl t_mt_stress t_loopback t_big_tls t_segment_create t_ep_multi t_mk t_diagnostics)
-
-# gex_add_net_run(<tag> <test> <ranks> <env...>): gexrun -n <ranks> <test> with the
-# environment given ("NAME=VALUE" words; a ';' in a value is written as $<SEMICOLON>).
-function(gex_add_net_run tag test n)
-  add_test(NAME net_${tag}_${test}_n${n}
-    COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --
-            env ${ARGN} $<TARGET_FILE:gexrun> -n ${n} $<TARGET_FILE:${test}> @TOKEN@)
-  set_tests_properties(net_${tag}_${test}_n${n} PROPERTIES
-    TIMEOUT ${GEX_TEST_TIMEOUT}
-    LABELS "net;net_${tag};n${n}"
-    ENVIRONMENT "${_gex_env};GEX_TEST_EXPECT_RANKS=${n}"
-    SKIP_RETURN_CODE 77)
-endfunction()
-
 set(_tcp "GEX_OFI_PROVIDER=tcp$<SEMICOLON>ofi_rxm")
 foreach(t IN LISTS GEX_NET_SUITE)
   foreach(n 2 4)
@@ -111,8 +94,6 @@ gex_add_driver_test(net_shm_fault_kill_rank_n4 LABELS "net;net_shm;fault;n4"
           ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh $<TARGET_FILE:gexrun> 4 $<TARGET_FILE:fault_prog>
           kill_rank)
 # Atomics, teams, collectives and VIS over the network too.
-set(GEX_NET_SUITE5 t_atomic t_atomic_create_async t_atomic_contend t_atomic_order t_coalesce t_coll t_coll_pipeline t_team t_collam t_vis t_vis_pc
-    t_vis_am t_legacy_coll)
 foreach(t IN LISTS GEX_NET_SUITE5)
   gex_add_net_run(tcp ${t} 3 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
   gex_add_net_run(mix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})

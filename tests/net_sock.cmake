@@ -1,0 +1,70 @@
+# tests/net_sock.cmake -- the conformance suite over the network transports:
+# the lists and the helper shared with net.cmake (libfabric), and the runs
+# over libgex's own TCP transport (GEX_NET_TRANSPORT=sock), which is always
+# built:
+#   net_sock_<test>_n<N>      GEX_SUPERNODE_MAXSIZE=1: every peer over TCP (loopback)
+#   net_sockmix_<test>_n4     GEX_SUPERNODE_MAXSIZE=2: two "nodes" of two ranks
+#   net_sockcredit_<test>_n4  the smallest AM credit, so senders stall on it
+#   net_sock_<test>_n7        7 ranks on the machine's cores (oversubscribed)
+#   netns_sock_<test>          two network namespaces as two hosts, two ranks each
+# Labels: net, net_sock, net_sockmix, net_sockcredit, netns_sock.
+
+# The foundation suite, and atomics, teams, collectives and VIS.
+set(GEX_NET_SUITE t_queries t_rma t_rma_val t_rma_lc t_rma_bounds t_events t_nbi t_barrier
+    t_am_args t_am_medium t_am_long t_am_tokeninfo t_am_register t_am_npam t_am_immediate
+    t_am_lc t_hsl t_mt_stress t_loopback t_big_tls t_segment_create t_ep_multi t_mk t_diagnostics)
+set(GEX_NET_SUITE5 t_atomic t_atomic_create_async t_atomic_contend t_atomic_order t_coalesce t_coll t_coll_pipeline t_team t_collam t_vis t_vis_pc
+    t_vis_am t_legacy_coll)
+
+# gex_add_net_run(<tag> <test> <ranks> <env...>): gexrun -n <ranks> <test> with the
+# environment given ("NAME=VALUE" words; a ';' in a value is written as $<SEMICOLON>).
+function(gex_add_net_run tag test n)
+  add_test(NAME net_${tag}_${test}_n${n}
+    COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --
+            env ${ARGN} $<TARGET_FILE:gexrun> -n ${n} $<TARGET_FILE:${test}> @TOKEN@)
+  set_tests_properties(net_${tag}_${test}_n${n} PROPERTIES
+    TIMEOUT ${GEX_TEST_TIMEOUT}
+    LABELS "net;net_${tag};n${n}"
+    ENVIRONMENT "${_gex_env};GEX_TEST_EXPECT_RANKS=${n}"
+    SKIP_RETURN_CODE 77)
+endfunction()
+
+set(_sock GEX_NET_TRANSPORT=sock)
+foreach(t IN LISTS GEX_NET_SUITE)
+  foreach(n 2 4)
+    gex_add_net_run(sock ${t} ${n} GEX_SUPERNODE_MAXSIZE=1 ${_sock})
+  endforeach()
+  gex_add_net_run(sockmix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_sock})
+endforeach()
+foreach(t IN LISTS GEX_NET_SUITE5)
+  gex_add_net_run(sock ${t} 3 GEX_SUPERNODE_MAXSIZE=1 ${_sock})
+  gex_add_net_run(sockmix ${t} 4 GEX_SUPERNODE_MAXSIZE=2 ${_sock})
+endforeach()
+foreach(t t_am_medium t_am_long t_hsl t_mt_stress t_coll)
+  gex_add_net_run(sockcredit ${t} 4 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_AM_CREDIT=32768 ${_sock})
+endforeach()
+foreach(t t_rma_val t_am_medium t_coll_pipeline t_atomic_contend)
+  gex_add_net_run(sock ${t} 7 GEX_SUPERNODE_MAXSIZE=1 ${_sock})
+endforeach()
+# Two "hosts" (network namespaces joined by a veth pair, tests/netns/), two
+# ranks each: shared memory inside a host, TCP between them over the veth.
+foreach(t IN LISTS GEX_NET_SUITE GEX_NET_SUITE5)
+  gex_add_netns_test(netns_sock_${t} ${t} RANKS_PER_HOST 2 LABELS "net;netns;netns_sock"
+                     ENV GEX_NET_TRANSPORT=sock GEX_TEST_RANKS_PER_HOST=2)
+endforeach()
+foreach(t t_coll t_team t_collam) # hierarchical: no collective AM inside a host
+  set_property(TEST netns_sock_${t} APPEND PROPERTY ENVIRONMENT GEX_TEST_SAME_NODE_AMS=0)
+endforeach()
+# The collectives' rendezvous (exposed regions read and written by peers).
+gex_add_netns_test(netns_sockrdv_t_collam t_collam RANKS_PER_HOST 2
+                   LABELS "net;netns;netns_sock;rdv"
+                   ENV GEX_NET_TRANSPORT=sock GEX_TEST_RANKS_PER_HOST=2 GEX_TEST_SAME_NODE_AMS=0
+                   GEX_COLL_RDV_MIN=1 GEX_COLL_RDV_CHUNK=1000 GEX_TEST_RDV=+ GEX_TEST_RDV_PUSH=+)
+# A rank killed while the others Put to it, Get from it, have NBI
+# operations or an AM flood in flight: the job reports that rank's death,
+# and the survivors' lines name it (fault.sh).
+foreach(m kill_rma kill_nbi kill_flooded)
+  gex_add_driver_test(net_sock_fault_${m}_n4 LABELS "net;net_sock;fault;n4"
+    COMMAND env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock ${GEX_BASH}
+            ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh $<TARGET_FILE:gexrun> 4 $<TARGET_FILE:fault_prog> ${m})
+endforeach()
