@@ -22,6 +22,13 @@
 # run inside namespaces the test creates (without --netns: both ranks in the
 # first, so only the test's traffic is captured).
 #
+# PROVIDER sock: the job runs over libgex's own TCP transport
+# (GEX_NET_TRANSPORT=sock) and ATTACKER is sock_attack.py, whose MODEs are
+# hello (random, forged, mutated, truncated and oversized handshakes), hold
+# (1100 connections held open), flood (1 GiB over 64 connections) and
+# replay (as above, through its own replay); every rank attacked must report
+# the refused connections ("network (sock): refused a connection ...").
+#
 # With --counted the attacker aims at the rank's counted endpoint
 # (transport/ofi/ofi_counted.c: it only initiates RMA and posts no
 # receive), opened with GEX_OFI_COUNTED_RMA=1 where it is not by default,
@@ -48,6 +55,9 @@ if [ "${1:-}" = --counted ]; then
 fi
 [ $# = 5 ] || { echo "usage: sec_attack.sh [--netns] [--counted] GEXRUN VICTIM ATTACKER MODE PROVIDER" >&2; exit 2; }
 gexrun=$1 victim=$2 attacker=$3 mode=$4 prov=$5
+# How the job is told to use PROVIDER.
+sel="GEX_OFI_PROVIDER=$prov"
+[ "$prov" = sock ] && sel="GEX_NET_TRANSPORT=sock"
 isolate=$netns # replay: the capture needs a namespace of the test's own
 [ "$mode" = replay ] && isolate=1
 
@@ -100,13 +110,13 @@ fi
 
 start_job() { # DIR: the victim job, in the background ($job)
   if [ "$netns" = 1 ]; then
-    GEX_RSH="ip netns exec" GEX_OFI_PROVIDER=$prov \
+    env GEX_RSH="ip netns exec" "$sel" \
       "$gexrun" -n 2 --hosts "$ns1:1,$ns2:1" "$victim" "$1" >"$1/out" 2>&1 &
   elif [ "$isolate" = 1 ]; then
-    ip netns exec "$ns1" env GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER="$prov" \
+    ip netns exec "$ns1" env GEX_SUPERNODE_MAXSIZE=1 "$sel" \
       "$gexrun" -n 2 "$victim" "$1" >"$1/out" 2>&1 &
   else
-    GEX_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=$prov "$gexrun" -n 2 "$victim" "$1" >"$1/out" 2>&1 &
+    env GEX_SUPERNODE_MAXSIZE=1 "$sel" "$gexrun" -n 2 "$victim" "$1" >"$1/out" 2>&1 &
   fi
   job=$!
 }
@@ -164,13 +174,22 @@ job=
 [ "$attack_rc" = 0 ] || fail "an attack succeeded"
 [ "$status" = 0 ] || fail "the job exited with status $status"
 grep -q '^PASS ' "$dir/out" || fail "no PASS line"
-if { [ "$mode" = am ] || [ "$mode" = flood ]; } && [ "$counted" = 0 ]; then
+if [ "$prov" = sock ]; then # every attacked rank refused the connections
+  for r in 0 1; do
+    if [ "$mode" != replay ]; then
+      grep -q "libgex: rank $r: network (sock): refused a connection" "$dir/out" ||
+        fail "rank $r did not report the refused connections"
+    fi
+  done
+  [ "$mode" != replay ] || grep -q "libgex: rank [01]: network (sock): refused a connection" "$dir/out" ||
+    fail "no rank reported refusing the replayed connections"
+elif { [ "$mode" = am ] || [ "$mode" = flood ]; } && [ "$counted" = 0 ]; then
   for r in 0 1; do
     grep -q "libgex: rank $r: network: dropped a message" "$dir/out" ||
       fail "rank $r did not report the dropped messages"
   done
 fi
-if [ "$mode" = replay ]; then # the replayed frames reached libgex, which dropped them
+if [ "$mode" = replay ] && [ "$prov" != sock ]; then # the replayed frames reached libgex, which dropped them
   grep -q "libgex: rank [01]: network: dropped a message" "$dir/out" ||
     fail "no rank reported dropping the replayed messages"
 fi

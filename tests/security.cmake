@@ -21,9 +21,25 @@ set_tests_properties(t_keygen PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT} LABELS "sec
 # them as fast as it can (flood); on loopback and across two network
 # namespaces; and (replay) a stream captured from one job written into
 # another.
+gex_test_program(t_sec_victim)
+target_include_directories(t_sec_victim PRIVATE ${CMAKE_SOURCE_DIR}/src ${GEX_FABRIC_INCLUDE})
+target_compile_definitions(t_sec_victim PRIVATE GEX_TEST_HAVE_OFI=${GEX_HAVE_OFI})
+# libgex's own TCP transport (sock_attack.py): handshakes of every wrong
+# kind, held connections beyond the bound, a pre-authentication flood, and
+# a replay of another job's streams; on loopback and across two namespaces.
+foreach(mode hello hold flood replay)
+  foreach(where lo netns)
+    set(_opt)
+    if(where STREQUAL "netns")
+      set(_opt --netns)
+    endif()
+    gex_add_driver_test(sec_attack_${mode}_sock_${where} LABELS "security;net;net_sock"
+      COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/sec_attack.sh ${_opt}
+              $<TARGET_FILE:gexrun> $<TARGET_FILE:t_sec_victim>
+              ${CMAKE_CURRENT_SOURCE_DIR}/sock_attack.py ${mode} sock)
+  endforeach()
+endforeach()
 if(GEX_HAVE_OFI)
-  gex_test_program(t_sec_victim)
-  target_include_directories(t_sec_victim PRIVATE ${CMAKE_SOURCE_DIR}/src ${GEX_FABRIC_INCLUDE})
   add_executable(sec_attack sec_attack.c)
   target_include_directories(sec_attack PRIVATE ${CMAKE_SOURCE_DIR}/src ${GEX_FABRIC_INCLUDE}
                              ${CMAKE_SOURCE_DIR}/include ${CMAKE_BINARY_DIR}/include)

@@ -24,8 +24,14 @@
 #include <sched.h>
 #include <sys/stat.h>
 
+#include <arpa/inet.h>
+#include <unistd.h>
+
 #include "test_util.h"
+#if GEX_TEST_HAVE_OFI
 #include "transport/ofi/ofi.h"
+#endif
+#include "transport/sock/sock.h"
 
 enum { H_SHORT = GEX_AM_INDEX_BASE, H_MEDIUM, H_LONG, H_REP };
 #define SEG (1u << 20)
@@ -108,7 +114,7 @@ int main(int argc, char **argv) {
   test_init(&argc, &argv, "T_SEC_VICTIM", SEG, handlers, sizeof handlers / sizeof handlers[0]);
   CHECKF(argc >= 2, "usage: t_sec_victim DIR");
   const char *dir = argv[1];
-  CHECKF(gexi_ctx.ofi, "the ranks must reach each other through the network");
+  CHECKF(gexi_ctx.ofi || gexi_ctx.sock, "the ranks must reach each other through the network");
   (void)expected_src;
   /* The pattern, outside the area the Longs use. */
   test_fill(T.seg_base, LONG_OFF, 0x5e6 + T.rank);
@@ -119,6 +125,16 @@ int main(int argc, char **argv) {
   long rss0 = rss_kib();
 
   /* Publish the address and the segment for the attacker. */
+  char path[4096];
+  snprintf(path, sizeof path, "%s/rank%u.addr", dir, (unsigned)T.rank);
+  FILE *f = fopen(path, "w");
+  CHECKF(f, "cannot write %s", path);
+  if (gexi_ctx.sock) { /* the listening address, and the pid (whose descriptors are counted) */
+    const struct sockaddr_in *a = &gexi_ctx.sock->me;
+    fprintf(f, "sock\n%s:%u\n%" PRIxPTR " %" PRIuPTR "\n%ld\n", inet_ntoa(a->sin_addr),
+            (unsigned)ntohs(a->sin_port), (uintptr_t)T.seg_base, (uintptr_t)SEG, (long)getpid());
+  } else {
+#if GEX_TEST_HAVE_OFI
   struct gexi_ofi *o = gexi_ctx.ofi;
   unsigned char addr[256];
   size_t alen = sizeof addr;
@@ -129,13 +145,11 @@ int main(int argc, char **argv) {
     target = o->rma_ep;
   }
   CHECK(fi_getname(&target->fid, addr, &alen) == 0);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/rank%u.addr", dir, (unsigned)T.rank);
-  FILE *f = fopen(path, "w");
-  CHECKF(f, "cannot write %s", path);
   fprintf(f, "%s\n", o->prov_name);
   for (size_t i = 0; i < alen; i++) fprintf(f, "%02x", addr[i]);
   fprintf(f, "\n%" PRIxPTR " %" PRIuPTR "\n", (uintptr_t)T.seg_base, (uintptr_t)SEG);
+#endif
+  }
   fclose(f);
   test_barrier();
   if (T.rank == 0) {
