@@ -7,7 +7,8 @@
 #   net_sockcredit_<test>_n4  the smallest AM credit, so senders stall on it
 #   net_sock_<test>_n7        7 ranks on the machine's cores (oversubscribed)
 #   netns_sock_<test>          two network namespaces as two hosts, two ranks each
-# Labels: net, net_sock, net_sockmix, net_sockcredit, netns_sock.
+#   net_sockbatch*_t_am_batch   floods of small AMs, which leave in batches
+# Labels: net, net_sock, net_sockmix, net_sockcredit, net_sockbatch*, netns_sock.
 
 # The foundation suite, and atomics, teams, collectives and VIS.
 set(GEX_NET_SUITE t_queries t_rma t_rma_val t_rma_lc t_rma_bounds t_events t_nbi t_barrier
@@ -68,3 +69,21 @@ foreach(m kill_rma kill_nbi kill_flooded)
     COMMAND env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock ${GEX_BASH}
             ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh $<TARGET_FILE:gexrun> 4 $<TARGET_FILE:fault_prog> ${m})
 endforeach()
+# Without a choice, a job whose hosts have no RDMA device runs over the
+# sock transport (docs/network.md), also with the reference's
+# GASNET_SUPERNODE_MAXSIZE; skipped where this host has one.
+add_test(NAME net_sockdefault_t_rma_n2
+  COMMAND ${GEX_BASH} -c "if ls /sys/class/infiniband/* /sys/class/cxi/* >/dev/null 2>&1; then echo 'SKIP: this host has an RDMA device (the default is libfabric there)'; exit 77; fi; exec \"$0\" \"$@\""
+          ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN}
+          --grep "^libgex: network transport sock \\(TCP\\)"
+          -- env -u GEX_NET_TRANSPORT -u GEX_OFI_PROVIDER -u GEX_OFI_DOMAIN GASNET_SUPERNODE_MAXSIZE=1
+             GEX_NET_VERBOSE=1 $<TARGET_FILE:gexrun> -n 2 $<TARGET_FILE:t_rma> @TOKEN@)
+set_tests_properties(net_sockdefault_t_rma_n2 PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+  LABELS "net;net_sock;n2" ENVIRONMENT "${_gex_env};GEX_TEST_EXPECT_RANKS=2" SKIP_RETURN_CODE 77)
+# Floods of small AMs leave in batches (frames written together at the
+# next poll); mixed with AMs that do not, and with the smallest credit.
+gex_add_net_run(sockbatch t_am_batch 2 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=+ ${_sock})
+gex_add_net_run(sockbatch t_am_batch 7 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=+ ${_sock})
+gex_add_net_run(sockbatchmix t_am_batch 4 GEX_SUPERNODE_MAXSIZE=2 GEX_TEST_BATCHED=+ ${_sock})
+gex_add_net_run(sockbatchcredit t_am_batch 4 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_AM_CREDIT=32768
+                GEX_TEST_BATCHED=+ ${_sock})

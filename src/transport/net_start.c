@@ -4,10 +4,14 @@
  *
  * Two transports: libgex's own over TCP sockets (transport/sock, always
  * built) and libfabric's (transport/ofi, built when libfabric was found).
- * GEX_NET_TRANSPORT picks one; without it, ofi where it was built, else
- * sock.  Every rank must pick the same: the choice is compared across the
- * job before either starts (their start-up exchanges differ).
+ * GEX_NET_TRANSPORT picks one (GEX_OFI_PROVIDER or GEX_OFI_DOMAIN pick
+ * ofi); without a choice, ofi where every host of the job has an RDMA
+ * device libfabric drives, sock otherwise (Ethernet, loopback).  Every rank
+ * must pick the same: the choices are compared across the job before
+ * either transport starts (their start-up exchanges differ).
  */
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,18 +24,51 @@
 
 static const char *const names[] = {"default", "ofi", "sock"};
 
+/* Whether this host has a network device that libfabric drives without
+ * the kernel's sockets: an RDMA device (InfiniBand, RoCE, iWARP, EFA,
+ * Omni-Path: /sys/class/infiniband) or a Slingshot NIC (/sys/class/cxi). */
+static int host_has_rdma(void) {
+  static const char *const classes[] = {"/sys/class/infiniband", "/sys/class/cxi"};
+  for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++) {
+    DIR *d = opendir(classes[i]);
+    if (!d) continue;
+    struct dirent *e;
+    int found = 0;
+    while (!found && (e = readdir(d)) != NULL) found = e->d_name[0] != '.';
+    closedir(d);
+    if (found) return 1;
+  }
+  return 0;
+}
+
+/* The choice a rank publishes: an explicit transport (GEX_NET_TRANSPORT,
+ * or ofi because GEX_OFI_PROVIDER or GEX_OFI_DOMAIN names a libfabric
+ * provider or domain) with EXPLICIT set, else whether its host has RDMA. */
+#define EXPLICIT 0x80
+
 void gexi_net_start(int one_host) {
-  int t = gexi_ctx.env.net_transport;
-  if (t == GEXI_NET_DEFAULT) t = GEXI_HAVE_OFI ? GEXI_NET_OFI : GEXI_NET_SOCK;
-  uint8_t mine = (uint8_t)t, *all = malloc(gexi_ctx.size);
+  const struct gexi_env *env = &gexi_ctx.env;
+  int t = env->net_transport;
+  if (t == GEXI_NET_DEFAULT && (env->ofi_provider || env->ofi_domain)) t = GEXI_NET_OFI;
+  uint8_t mine = t != GEXI_NET_DEFAULT ? (uint8_t)(EXPLICIT | t) : (uint8_t)host_has_rdma();
+  uint8_t *all = malloc(gexi_ctx.size);
   if (!all) gexi_fatal("out of memory");
   gexi_ctx.boot->allgather(gexi_ctx.boot, &mine, all, 1);
-  for (gex_Rank_t j = 0; j < gexi_ctx.size; j++)
-    if (all[j] != mine)
+  int every_rdma = 1;
+  for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
+    if ((all[j] & EXPLICIT) != (mine & EXPLICIT) || ((mine & EXPLICIT) && all[j] != mine))
       gexi_fatal("gex_Client_Init: rank %u uses the %s network transport and this rank %s: set "
-                 "GEX_NET_TRANSPORT alike for every rank", (unsigned)j, names[all[j] % 3],
-                 names[mine]);
+                 "GEX_NET_TRANSPORT (or GEX_OFI_PROVIDER) alike for every rank", (unsigned)j,
+                 names[(all[j] & EXPLICIT) ? all[j] % 3 : 0], names[(mine & EXPLICIT) ? t : 0]);
+    every_rdma &= all[j] & 1;
+  }
   free(all);
+  /* Without a choice: libfabric where every host has an RDMA NIC it drives
+   * (and this libgex has libfabric), libgex's own TCP transport otherwise. */
+  if (t == GEXI_NET_DEFAULT) t = GEXI_HAVE_OFI && every_rdma ? GEXI_NET_OFI : GEXI_NET_SOCK;
+  if (env->net_verbose && gexi_ctx.rank == 0 && t == GEXI_NET_OFI)
+    fprintf(stderr, "libgex: network transport ofi (libfabric)%s\n",
+            (mine & EXPLICIT) ? "" : ": every host has an RDMA device");
   if (t == GEXI_NET_SOCK) {
     gexi_sock_start(one_host);
     return;
