@@ -115,6 +115,8 @@ static inline int64_t gexi_sock_frame_cost(size_t whole) {
 }
 /* The largest Put or Get reply in one frame (a larger operation is split). */
 #define SOCK_RMA_FRAME_MAX ((size_t)1 << 30)
+/* Frames batched for one peer between polls are written once they hold this much. */
+#define SOCK_BATCH_MAX ((size_t)16 << 10)
 /* Bytes queued for one peer above which a sender that may wait does so. */
 #define SOCK_QUEUE_MAX ((size_t)4 << 20)
 
@@ -157,6 +159,7 @@ struct sock_peer {
   struct sock_seg *q;
   size_t qhead, qn, qcap, qbytes;
   _Atomic uint64_t tx_queued, tx_written;
+  uint32_t tx_gen; /* poll_gen at our last frame to it sent on its own (SOCK_TX_BATCH) */
   /* Credit: bytes of AM Requests we may still send it; bytes of its
    * Requests we have handled and not yet told it about. */
   _Atomic int64_t credit;
@@ -197,6 +200,8 @@ struct gexi_sock {
   gex_Rank_t *up; /* connected peers, polled directly */
   unsigned nup;
   unsigned poll_count;
+  _Atomic uint32_t poll_gen; /* changes at every poll (SOCK_TX_BATCH) */
+  _Atomic uint64_t batched;  /* frames that waited for a batch (GEX_TEST_BATCHED) */
   struct sock_deferred *def;
   size_t ndef, defcap;
   _Atomic unsigned nqueued; /* peers with bytes queued */
@@ -239,19 +244,27 @@ void gexi_sock_pending_expire(uint64_t now);
 void gexi_sock_need(gex_Rank_t j, int what);
 
 /* ---- sock_send.c ---- */
-enum { SOCK_TX_COPY = 0, SOCK_TX_BORROW = 1, SOCK_TX_WAIT = 2 };
+enum { SOCK_TX_COPY = 0, SOCK_TX_BORROW = 1, SOCK_TX_WAIT = 2, SOCK_TX_BATCH = 4 };
 /* Append one frame to j's stream: 'f' (len and type set; credit is filled
  * in), 'body' (its fixed part) and 'data' (padded to 8 with zeros).  COPY:
  * whatever the kernel does not take now is copied; BORROW: 'data' stays
  * valid until written (it is queued by reference); WAIT: as BORROW, and
- * returns once written.  'fault': whether a peer that left is this
+ * returns once written.  COPY | BATCH (Active Messages): the first frame
+ * to a peer after a poll goes at once; later ones join the queue, which
+ * the next poll writes in one call (or at once when it holds
+ * SOCK_BATCH_MAX bytes).  'fault': whether a peer that left is this
  * caller's error (client operations) or not (ACKs, credit, replies to it).
  * Never waits for credit; a COPY send by a caller that may wait holds back
  * while the peer's queue is long. */
 void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t blen,
                     const void *data, size_t dlen, int mode, int what, int fault);
-/* Write what is queued, for every peer with bytes queued. */
+/* Frames that joined a batch instead of leaving on their own (a test hook). */
+uint64_t gexi_sock_batched(void);
+/* Write what is queued, for every peer with bytes queued: flush_all under
+ * poll_lock (the connected peers' list), flush_any without it (every
+ * rank of the job, each under its own tx_lock). */
 void gexi_sock_flush_all(void);
+void gexi_sock_flush_any(void);
 void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why);
 
 /* ---- sock_recv.c ---- */

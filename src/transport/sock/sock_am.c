@@ -89,7 +89,7 @@ int gexi_sock_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *pay
   hh.src = gexi_ctx.rank;
   for (unsigned i = 0; i < h->nargs; i++) hh.args[i] = h->args[i];
   if (h->nargs & 1) hh.args[h->nargs] = 0; /* up to the 8-byte boundary */
-  gexi_sock_send(j, &f, &hh, hl, payload, carried, SOCK_TX_COPY, what, 1);
+  gexi_sock_send(j, &f, &hh, hl, payload, carried, SOCK_TX_COPY | SOCK_TX_BATCH, what, 1);
   return 0;
 }
 

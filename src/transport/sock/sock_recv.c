@@ -354,8 +354,15 @@ static int ctl_poll(int what, int timeout_ms) {
 int gexi_sock_poll(int what) {
   struct gexi_sock *s = S();
   int nested = poll_depth > 0;
-  if (!nested && pthread_mutex_trylock(&s->poll_lock) != 0) return 0;
+  if (!nested && pthread_mutex_trylock(&s->poll_lock) != 0) {
+    /* Another thread polls (or sleeps in block()): what this one batched
+     * must not wait for it. */
+    if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) gexi_sock_flush_any();
+    return 0;
+  }
   poll_depth++;
+  atomic_store_explicit(&s->poll_gen, atomic_load_explicit(&s->poll_gen, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
   int n = 0;
   if (what == GEXI_POLL_ALL && s->ndef) n += gexi_sock_run_deferred();
   if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) gexi_sock_flush_all();
@@ -367,6 +374,8 @@ int gexi_sock_poll(int what) {
   for (unsigned i = 0; i < s->nup; i++)
     if (s->peers[s->up[i]].ack_count) gexi_sock_ack_flush(s->up[i]);
   gexi_sock_return_credit();
+  /* What the handlers just sent (Replies, mostly) leaves before we go on. */
+  if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) gexi_sock_flush_all();
   poll_depth--;
   if (!nested) pthread_mutex_unlock(&s->poll_lock);
   return n;

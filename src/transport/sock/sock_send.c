@@ -121,10 +121,22 @@ static void flush_peer(gex_Rank_t j) {
   if (err) gexi_sock_peer_gone(j, 0, strerror(err));
 }
 
+uint64_t gexi_sock_batched(void) {
+  struct gexi_sock *s = __atomic_load_n(&gexi_ctx.sock, __ATOMIC_ACQUIRE);
+  return s ? atomic_load_explicit(&s->batched, memory_order_relaxed) : 0;
+}
+
 void gexi_sock_flush_all(void) {
   struct gexi_sock *s = S();
   for (unsigned i = 0; i < s->nup && atomic_load_explicit(&s->nqueued, memory_order_relaxed); i++)
     if (s->peers[s->up[i]].qn) flush_peer(s->up[i]);
+}
+
+void gexi_sock_flush_any(void) {
+  struct gexi_sock *s = S();
+  for (gex_Rank_t j = 0; j < gexi_ctx.size && atomic_load_explicit(&s->nqueued, memory_order_relaxed);
+       j++)
+    flush_peer(j);
 }
 
 static int may_wait(void) { return !gexi_in_handler_or_hsl() && !gexi_sock_polling(); }
@@ -140,6 +152,8 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
                          {(void *)(uintptr_t)data, dlen},
                          {(void *)(uintptr_t)zeros, pad}};
   size_t total = sizeof *f + blen + dlen + pad;
+  int batch = mode & SOCK_TX_BATCH;
+  mode &= ~SOCK_TX_BATCH;
   pthread_mutex_lock(&p->tx_lock);
   if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
     pthread_mutex_unlock(&p->tx_lock);
@@ -148,7 +162,14 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   }
   f->credit = atomic_exchange_explicit(&p->owed, 0, memory_order_relaxed);
   size_t w = 0;
-  if (!p->qn) {
+  int direct = !p->qn;
+  if (direct && batch) { /* one frame per peer and poll goes on its own */
+    uint32_t g = atomic_load_explicit(&s->poll_gen, memory_order_relaxed);
+    direct = p->tx_gen != g;
+    p->tx_gen = g;
+  }
+  if (batch && !direct) atomic_fetch_add_explicit(&s->batched, 1, memory_order_relaxed);
+  if (direct) {
     /* A small frame is assembled and sent with send(): cheaper in the
      * kernel than sendmsg's vector. */
     char small[SOCK_SMALL_FRAME];
@@ -189,8 +210,15 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
       off = 0;
     }
   }
+  int err = 0;
+  if (queued && batch && p->qbytes >= SOCK_BATCH_MAX) err = q_write(p);
+  if (queued && !p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
   size_t qbytes = p->qbytes;
   pthread_mutex_unlock(&p->tx_lock);
+  if (err) {
+    gexi_sock_peer_gone(j, fault, strerror(err));
+    return;
+  }
   if (!queued) return;
   if (mode == SOCK_TX_WAIT) {
     while (atomic_load_explicit(&p->tx_written, memory_order_acquire) < end &&
