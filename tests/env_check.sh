@@ -59,6 +59,7 @@ bad GEX_OFI_VERBOSE verbose
 bad GEX_OFI_ATOMIC_NONFETCH -1
 bad GEX_NET_TRANSPORT tcp
 bad GEX_NET_VERBOSE maybe
+bad GEX_WAIT_MODE sleep
 for v in abc 1K 4G; do bad GEX_SOCK_AM_CREDIT "$v"; done
 bad GASNET_CATCH_EXIT maybe
 bad GASNET_NO_CATCH_SIGNAL SIGFOO
@@ -97,6 +98,8 @@ good GEX_SUPERNODE_MAXSIZE=004 4 nbrhd 4
 good "GEX_COLL_HIER=no GEX_COLL_FORCE_AM=off GEX_AD_FORCE_AM=FALSE GEX_VIS_PACK_MAX=4K" 2 nbrhd 2
 # libgex's own TCP transport, with every knob
 good "GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock GEX_SOCK_AM_CREDIT=64K GEX_SOCK_IFACE=lo" 2 nbrhd 1
+good "GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock GEX_WAIT_MODE=block" 2 nbrhd 1
+good "GEX_WAIT_MODE=spin" 2 nbrhd 2
 ncase=$((ncase + 1))
 env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock GEX_SOCK_IFACE=nosuch0 \
   bash "$here/expect.sh" --status 1 --within 60 --nogrep '^PASS' \

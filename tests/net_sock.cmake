@@ -8,7 +8,9 @@
 #   net_sock_<test>_n7        7 ranks on the machine's cores (oversubscribed)
 #   netns_sock_<test>          two network namespaces as two hosts, two ranks each
 #   net_sockbatch*_t_am_batch   floods of small AMs, which leave in batches
-# Labels: net, net_sock, net_sockmix, net_sockcredit, net_sockbatch*, netns_sock.
+#   net_sock{block,spin}_<test>  the other wait policies (GEX_WAIT_MODE)
+# Labels: net, net_sock, net_sockmix, net_sockcredit, net_sockbatch*, net_sockblock,
+# net_sockspin, netns_sock.
 
 # The foundation suite, and atomics, teams, collectives and VIS.
 set(GEX_NET_SUITE t_queries t_rma t_rma_val t_rma_lc t_rma_bounds t_events t_nbi t_barrier
@@ -87,3 +89,12 @@ gex_add_net_run(sockbatch t_am_batch 7 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_BATCHED=
 gex_add_net_run(sockbatchmix t_am_batch 4 GEX_SUPERNODE_MAXSIZE=2 GEX_TEST_BATCHED=+ ${_sock})
 gex_add_net_run(sockbatchcredit t_am_batch 4 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_AM_CREDIT=32768
                 GEX_TEST_BATCHED=+ ${_sock})
+# The other wait policies (GEX_WAIT_MODE, docs/design.md): sleeping on the
+# connections at once, and polling without yielding (which an
+# oversubscribed host, 7 ranks on the machine's cores, still overrides).
+foreach(t t_rma_val t_am_medium t_coll_pipeline)
+  gex_add_net_run(sockblock ${t} 4 GEX_SUPERNODE_MAXSIZE=1 GEX_WAIT_MODE=block ${_sock})
+  gex_add_net_run(sockspin ${t} 2 GEX_SUPERNODE_MAXSIZE=1 GEX_WAIT_MODE=spin ${_sock})
+endforeach()
+gex_add_net_run(sockspin t_am_medium 7 GEX_SUPERNODE_MAXSIZE=1 GEX_WAIT_MODE=spin ${_sock})
+gex_add_net_run(sockblock t_mt_stress 4 GEX_SUPERNODE_MAXSIZE=1 GEX_WAIT_MODE=block ${_sock})

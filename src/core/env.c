@@ -123,6 +123,14 @@ void gexi_env_load(void) {
     gexi_fatal("GEX_NET_TRANSPORT='%s': neither sock (libgex's TCP transport) nor ofi "
                "(libfabric)", nt);
   e->net_verbose = gexi_env_switch("GEX_NET_VERBOSE", 0);
+  const char *wm = gexi_env_string("GEX_WAIT_MODE");
+  e->wait_mode = !wm                             ? GEXI_WAIT_YIELD
+                 : strcasecmp(wm, "yield") == 0  ? GEXI_WAIT_YIELD
+                 : strcasecmp(wm, "block") == 0  ? GEXI_WAIT_BLOCK
+                 : strcasecmp(wm, "spin") == 0   ? GEXI_WAIT_SPIN
+                                                 : -1;
+  if (e->wait_mode < 0)
+    gexi_fatal("GEX_WAIT_MODE='%s': not one of yield, block, spin", wm);
   e->sock_iface = gexi_env_string("GEX_SOCK_IFACE");
   e->sock_am_credit = gexi_env_size("GEX_SOCK_AM_CREDIT", 0, 32 << 10, (uint64_t)1 << 31);
   e->ofi_provider = gexi_env_string("GEX_OFI_PROVIDER");

@@ -42,11 +42,13 @@ int gexi_poll(int what) {
  * microseconds for 64 of them): there every empty poll yields. */
 void gexi_idle(void) {
   const bool eager = gexi_ctx.host_oversubscribed;
+  const int mode = gexi_ctx.env.wait_mode;
+  if (mode == GEXI_WAIT_SPIN && !eager) return;
   const unsigned before = eager ? 1 : GEXI_SPINS_BEFORE_YIELD;
   if (++gexi_tls.idle_polls >= before) {
     gexi_tls.idle_polls = eager ? 0 : GEXI_SPINS_BEFORE_YIELD - GEXI_SPINS_BETWEEN_YIELDS;
-    if (++gexi_tls.idle_yields >= GEXI_YIELDS_BEFORE_BLOCK && gexi_ctx.net &&
-        gexi_ctx.net->block && gexi_ctx.nbrhd_size == 1) {
+    const bool can_block = gexi_ctx.net && gexi_ctx.net->block && gexi_ctx.nbrhd_size == 1;
+    if (can_block && (mode == GEXI_WAIT_BLOCK || ++gexi_tls.idle_yields >= GEXI_YIELDS_BEFORE_BLOCK)) {
       gexi_tls.idle_yields = 0;
       gexi_ctx.net->block(GEXI_BLOCK_US);
     } else {
