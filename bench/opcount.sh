@@ -27,7 +27,8 @@
 #
 # Then the same operations to a peer reached through the network
 # (GEX_SUPERNODE_MAXSIZE=1; provider net, libgex's default, or
-# GEX_OPCOUNT_PROVIDER),
+# GEX_OPCOUNT_PROVIDER; with GEX_OPCOUNT_TRANSPORT=sock, libgex's own TCP
+# transport instead, whose libfabric column is then 0),
 # one run per operation collecting inside loop_<op> only, with each loop's
 # exclusive instructions split by object: libgex's own code (the program,
 # libgex being linked in statically), libfabric, and the rest (libc, ld.so).
@@ -208,6 +209,10 @@ if ! grep -q '^GEX_FABRIC_LIB:FILEPATH=/' "$build/CMakeCache.txt" 2>/dev/null ||
 fi
 prov=${GEX_OPCOUNT_PROVIDER:-net}
 run_env=(GEX_SUPERNODE_MAXSIZE=1 "GEX_OFI_PROVIDER=$prov")
+if [ "${GEX_OPCOUNT_TRANSPORT:-ofi}" = sock ]; then # libgex's own TCP transport
+  prov="sock transport"
+  run_env=(GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock)
+fi
 # op|label|target|extra environment.  Small NBI Puts to a software-RMA
 # provider are coalesced (docs/coalescing.md): the first row is that path
 # (its flushes, inside the loop, included); the second is the RMA path that

@@ -160,6 +160,7 @@ struct sock_peer {
   size_t qhead, qn, qcap, qbytes;
   _Atomic uint64_t tx_queued, tx_written;
   uint32_t tx_gen; /* poll_gen at our last frame to it sent on its own (SOCK_TX_BATCH) */
+  uint64_t batched; /* frames to it that waited for a batch (under tx_lock; GEX_TEST_BATCHED) */
   /* Credit: bytes of AM Requests we may still send it; bytes of its
    * Requests we have handled and not yet told it about. */
   _Atomic int64_t credit;
@@ -201,7 +202,6 @@ struct gexi_sock {
   unsigned nup;
   unsigned poll_count;
   _Atomic uint32_t poll_gen; /* changes at every poll (SOCK_TX_BATCH) */
-  _Atomic uint64_t batched;  /* frames that waited for a batch (GEX_TEST_BATCHED) */
   struct sock_deferred *def;
   size_t ndef, defcap;
   _Atomic unsigned nqueued; /* peers with bytes queued */
@@ -258,6 +258,12 @@ enum { SOCK_TX_COPY = 0, SOCK_TX_BORROW = 1, SOCK_TX_WAIT = 2, SOCK_TX_BATCH = 4
  * while the peer's queue is long. */
 void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t blen,
                     const void *data, size_t dlen, int mode, int what, int fault);
+/* A frame of at most SOCK_SMALL_FRAME bytes, whole in 'buf' (its header's
+ * credit is filled in here): sent at once, or -- 'batch' and not the
+ * first to j since the last poll, or the kernel full -- queued.  Returns
+ * whether it was queued.  Never waits. */
+#define SOCK_SMALL_FRAME 256
+int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fault);
 /* Frames that joined a batch instead of leaving on their own (a test hook). */
 uint64_t gexi_sock_batched(void);
 /* Write what is queued, for every peer with bytes queued: flush_all under

@@ -93,19 +93,53 @@ int gexi_sock_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *pay
   return 0;
 }
 
-int gexi_sock_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
-                       unsigned nargs, const gex_AM_Arg_t *args) {
+/* The general path of a Short: a header for gexi_sock_am_send (which
+ * connects, waits for credit, honours GEX_FLAG_IMMEDIATE). */
+__attribute__((noinline)) static int am_short_slow(int ch, gex_Rank_t j, gex_AM_Index_t handler,
+                                                   gex_Flags_t flags, unsigned nargs,
+                                                   const gex_AM_Arg_t *args) {
   struct gexi_am_hdr h;
+  memset(&h, 0, offsetof(struct gexi_am_hdr, args));
   h.category = GEXI_AM_SHORT;
   h.is_req = (uint8_t)!ch;
   h.nargs = (uint8_t)nargs;
   h.handler = handler;
   h.src = gexi_ctx.rank;
-  h.nbytes = 0;
-  h.ep_index = 0;
-  h.dest = 0;
   for (unsigned i = 0; i < nargs; i++) h.args[i] = args[i];
   return gexi_sock_am_send(j, &h, NULL, flags);
+}
+
+/* The common case, a Short to a connected peer with credit to spare: the
+ * frame is built on the stack, every byte of it written, and sent or
+ * batched whole. */
+int gexi_sock_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
+                       unsigned nargs, const gex_AM_Arg_t *args) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  size_t hl = SOCK_AM_HDR_LEN(nargs), len = sizeof(struct sock_frame) + hl;
+  if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP))
+    return am_short_slow(ch, j, handler, flags, nargs, args);
+  if (!ch && GEXI_UNLIKELY(atomic_fetch_sub_explicit(&p->credit, (int64_t)len,
+                                                     memory_order_acq_rel) < (int64_t)len)) {
+    atomic_fetch_add_explicit(&p->credit, (int64_t)len, memory_order_acq_rel);
+    return am_short_slow(ch, j, handler, flags, nargs, args);
+  }
+  uint64_t buf[(sizeof(struct sock_frame) + sizeof(struct gexi_am_hdr)) / 8 + 1];
+  _Static_assert(offsetof(struct gexi_am_hdr, args) % 8 == 0, "the arguments start a word");
+  memset(buf, 0, sizeof(struct sock_frame) + offsetof(struct gexi_am_hdr, args));
+  struct sock_frame *f = (struct sock_frame *)(void *)buf;
+  f->len = (uint32_t)hl;
+  f->type = SOCK_F_AM;
+  struct gexi_am_hdr *h = (struct gexi_am_hdr *)(void *)(f + 1);
+  h->category = GEXI_AM_SHORT;
+  h->is_req = (uint8_t)!ch;
+  h->nargs = (uint8_t)nargs;
+  h->handler = handler;
+  h->src = gexi_ctx.rank;
+  for (unsigned i = 0; i < nargs; i++) h->args[i] = args[i];
+  if (nargs & 1) h->args[nargs] = 0; /* up to the 8-byte boundary */
+  gexi_sock_send_small(j, (char *)buf, len, 1, 1);
+  return 0;
 }
 
 void gexi_sock_am_recv(gex_Rank_t j, struct gexi_am_hdr *h, void *payload, size_t frame_len,

@@ -18,9 +18,6 @@
 
 static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
 
-/* Frames up to this size are sent from one contiguous copy. */
-#define SOCK_SMALL_FRAME 256
-
 void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
@@ -123,7 +120,13 @@ static void flush_peer(gex_Rank_t j) {
 
 uint64_t gexi_sock_batched(void) {
   struct gexi_sock *s = __atomic_load_n(&gexi_ctx.sock, __ATOMIC_ACQUIRE);
-  return s ? atomic_load_explicit(&s->batched, memory_order_relaxed) : 0;
+  uint64_t n = 0;
+  for (gex_Rank_t j = 0; s && j < gexi_ctx.size; j++) {
+    pthread_mutex_lock(&s->peers[j].tx_lock);
+    n += s->peers[j].batched;
+    pthread_mutex_unlock(&s->peers[j].tx_lock);
+  }
+  return n;
 }
 
 void gexi_sock_flush_all(void) {
@@ -141,12 +144,107 @@ void gexi_sock_flush_any(void) {
 
 static int may_wait(void) { return !gexi_in_handler_or_hsl() && !gexi_sock_polling(); }
 
+/* Append a small frame, whole, to p's queue (under tx_lock; the queue
+ * counted in nqueued already if it was not empty): into the last owned
+ * piece when it has room, which is the common case of a batch. */
+static inline void q_push_small(struct sock_peer *p, const char *buf, size_t n) {
+  if (p->qn) {
+    struct sock_seg *last = &p->q[p->qhead + p->qn - 1];
+    if (last->own && (size_t)(last->p - last->own) + last->len + n <= last->cap) {
+      memcpy((char *)(uintptr_t)last->p + last->len, buf, n);
+      last->len += n;
+      p->qbytes += n;
+      return;
+    }
+  }
+  q_push(p, buf, n, 1);
+}
+
+int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fault) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  pthread_mutex_lock(&p->tx_lock);
+  if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
+    pthread_mutex_unlock(&p->tx_lock);
+    gexi_sock_peer_gone(j, fault, "its connection is closed");
+    return 0;
+  }
+  uint32_t owed = atomic_load_explicit(&p->owed, memory_order_relaxed);
+  ((struct sock_frame *)(void *)buf)->credit =
+      owed ? atomic_exchange_explicit(&p->owed, 0, memory_order_relaxed) : 0;
+  atomic_store_explicit(&p->tx_queued, atomic_load_explicit(&p->tx_queued, memory_order_relaxed) + len,
+                        memory_order_relaxed);
+  if (!p->qn) {
+    uint32_t g = atomic_load_explicit(&s->poll_gen, memory_order_relaxed);
+    if (!batch || p->tx_gen != g) { /* one frame per peer and poll goes on its own */
+      p->tx_gen = g;
+      ssize_t r = send(p->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (GEXI_LIKELY(r == (ssize_t)len)) {
+        atomic_fetch_add_explicit(&p->tx_written, len, memory_order_release);
+        pthread_mutex_unlock(&p->tx_lock);
+        return 0;
+      }
+      if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        int e = errno;
+        pthread_mutex_unlock(&p->tx_lock);
+        gexi_sock_peer_gone(j, fault, strerror(e));
+        return 0;
+      }
+      size_t w = r > 0 ? (size_t)r : 0;
+      if (w) atomic_fetch_add_explicit(&p->tx_written, w, memory_order_release);
+      atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+      q_push(p, buf + w, len - w, 1);
+      pthread_mutex_unlock(&p->tx_lock);
+      return 1;
+    }
+    atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+  }
+  p->batched++;
+  q_push_small(p, buf, len);
+  int err = p->qbytes >= SOCK_BATCH_MAX ? q_write(p) : 0;
+  if (!p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
+  pthread_mutex_unlock(&p->tx_lock);
+  if (err) gexi_sock_peer_gone(j, fault, strerror(err));
+  return 1;
+}
+
+/* A sender that outruns peer j by more than SOCK_QUEUE_MAX queued bytes
+ * waits (where it may) until half of them are written. */
+static void backpressure(gex_Rank_t j, int what) {
+  struct sock_peer *p = &S()->peers[j];
+  if (!may_wait()) return;
+  for (size_t limit = SOCK_QUEUE_MAX;; limit = SOCK_QUEUE_MAX / 2) {
+    pthread_mutex_lock(&p->tx_lock);
+    size_t qbytes = p->qbytes;
+    pthread_mutex_unlock(&p->tx_lock);
+    if (qbytes <= limit || atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) return;
+    flush_peer(j);
+    if (gexi_poll(what))
+      gexi_busy();
+    else
+      gexi_idle();
+  }
+}
+
 void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t blen,
                     const void *data, size_t dlen, int mode, int what, int fault) {
   static const char zeros[8];
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
   size_t pad = SOCK_ROUND8(dlen) - dlen;
+  if (sizeof *f + blen + dlen + pad <= SOCK_SMALL_FRAME) {
+    /* Small: assembled here, sent or queued whole. */
+    uint64_t buf[SOCK_SMALL_FRAME / 8];
+    char *b = (char *)buf;
+    memcpy(b, f, sizeof *f);
+    if (blen) memcpy(b + sizeof *f, body, blen);
+    if (dlen) memcpy(b + sizeof *f + blen, data, dlen);
+    if (pad) memset(b + sizeof *f + blen + dlen, 0, pad);
+    if (gexi_sock_send_small(j, b, sizeof *f + blen + dlen + pad, mode & SOCK_TX_BATCH, fault) &&
+        !(mode & SOCK_TX_BATCH))
+      backpressure(j, what);
+    return;
+  }
   struct iovec iov[4] = {{f, sizeof *f},
                          {(void *)(uintptr_t)body, blen},
                          {(void *)(uintptr_t)data, dlen},
@@ -168,23 +266,10 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
     direct = p->tx_gen != g;
     p->tx_gen = g;
   }
-  if (batch && !direct) atomic_fetch_add_explicit(&s->batched, 1, memory_order_relaxed);
+  if (batch && !direct) p->batched++;
   if (direct) {
-    /* A small frame is assembled and sent with send(): cheaper in the
-     * kernel than sendmsg's vector. */
-    char small[SOCK_SMALL_FRAME];
-    ssize_t r;
-    if (total <= sizeof small) {
-      size_t o = 0;
-      for (int k = 0; k < 4; k++) {
-        if (iov[k].iov_len) memcpy(small + o, iov[k].iov_base, iov[k].iov_len);
-        o += iov[k].iov_len;
-      }
-      r = send(p->fd, small, total, MSG_DONTWAIT | MSG_NOSIGNAL);
-    } else {
-      struct msghdr m = {.msg_iov = iov, .msg_iovlen = 4};
-      r = sendmsg(p->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
-    }
+    struct msghdr m = {.msg_iov = iov, .msg_iovlen = 4};
+    ssize_t r = sendmsg(p->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       int e = errno;
       pthread_mutex_unlock(&p->tx_lock);
@@ -232,20 +317,7 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
     }
     if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)
       gexi_sock_peer_gone(j, fault, "its connection closed while data was being sent");
-  } else if (qbytes > SOCK_QUEUE_MAX && may_wait()) {
-    /* Back-pressure: a sender that outruns the peer waits for half. */
-    for (;;) {
-      flush_peer(j);
-      pthread_mutex_lock(&p->tx_lock);
-      qbytes = p->qbytes;
-      pthread_mutex_unlock(&p->tx_lock);
-      if (qbytes <= SOCK_QUEUE_MAX / 2 ||
-          atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)
-        break;
-      if (gexi_poll(what))
-        gexi_busy();
-      else
-        gexi_idle();
-    }
+  } else if (qbytes > SOCK_QUEUE_MAX) {
+    backpressure(j, what);
   }
 }
