@@ -28,8 +28,8 @@ import subprocess
 LIBS = ("libgex", "reference")
 # Where a run goes: on one host through shared memory, or over the network
 # path with every rank its own node (GASNET_SUPERNODE_MAXSIZE=1 for both
-# libraries: libgex over its libfabric transport, the reference over its
-# udp conduit, both on loopback).
+# libraries: libgex over its own TCP transport, its default on Ethernet,
+# the reference over its udp conduit, both on loopback).
 ONNODE, NETWORK = "on-node", "network"
 SS = "ss"                       # series prefix of every same-source run
 # libgex's benchmark sources: program -> bench/ file
@@ -128,7 +128,7 @@ def _build(workdir, mak, src, out, extra):
 def _launch(lib, lay, prefix, where, ranks, exe, args):
     """(command, extra environment) of one run."""
     if lib == "libgex":
-        env = {"GASNET_SUPERNODE_MAXSIZE": "1", "GEX_OFI_PROVIDER": "net"} if where == NETWORK else {}
+        env = {"GASNET_SUPERNODE_MAXSIZE": "1", "GEX_NET_TRANSPORT": "sock"} if where == NETWORK else {}
         return [os.path.join(prefix, "bin", "gexrun"), "-n", str(ranks), exe] + args, env
     if where == NETWORK:
         return ([lay["amudprun"], "-np", str(ranks), exe] + args,
@@ -196,7 +196,7 @@ def command_lines(it, notes):
     for where, ranks, prog, key in runs:
         for lib in LIBS:
             if lib == "libgex":
-                pre = ("GASNET_SUPERNODE_MAXSIZE=1 GEX_OFI_PROVIDER=net gexrun -n %d libgex-ofi/" % ranks
+                pre = ("GASNET_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock gexrun -n %d libgex-ofi/" % ranks
                        if where == NETWORK else "gexrun -n %d libgex-smp/" % ranks)
             else:
                 pre = ("GASNET_SPAWNFN=L GASNET_SUPERNODE_MAXSIZE=1 amudprun -np %d reference-udp/" % ranks
@@ -360,7 +360,8 @@ def tables(L, res, notes, at, fmt_us, ratio):
              "fragment, run in the same rounds as everything above. On one host (`on-node`): libgex "
              "`gexrun -n N`, the reference's smp conduit through `gasnetrun_smp -n N`. Over the network path "
              "(`network`, loopback): both with `GASNET_SUPERNODE_MAXSIZE=1`, so that no two ranks share "
-             "memory; libgex through `gexrun -n 2` over its libfabric transport (`net` provider), the "
+             "memory; libgex through `gexrun -n 2` over its own TCP transport (`GEX_NET_TRANSPORT=sock`, its "
+             "default on Ethernet), the "
              "reference's udp conduit through `amudprun -np 2` (`GASNET_SPAWNFN=L`). Each run's output is "
              "checked for the path it took (a `gex-test*` program prints how many ranks share rank 0's "
              "neighbourhood, a reference test every node's supernode); a run that took another path is "
