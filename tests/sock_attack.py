@@ -91,6 +91,15 @@ def recv_exact(s, n):
     return b
 
 
+def recv_msg(s):
+    """One handshake message's worth of what the rank sends, or b"" if it
+    closes the connection first."""
+    try:
+        return recv_exact(s, HS.size)
+    except (ConnectionResetError, socket.timeout):
+        return b""
+
+
 def fd_count(pid):
     return len(os.listdir("/proc/%d/fd" % pid))
 
@@ -112,19 +121,13 @@ def mode_hello(addr, rank, nranks):
             s = connect(addr)
             s.sendall(HS.pack(MAGIC, HELLO, claimed, to, 0, os.urandom(16), bytes(16), 0))
             tried += 1
-            try:
-                m = recv_exact(s, HS.size)
-            except (ConnectionResetError, socket.timeout):
-                m = b""
+            m = recv_msg(s)
             if len(m) == HS.size:
                 magic, step, frm, t, _, nc, nl, mac = HS.unpack(m)
                 if step != CHALLENGE:
                     bad.append("hello from %d to %d: answered with step %d" % (claimed, to, step))
                 s.sendall(HS.pack(MAGIC, PROOF, claimed, to, 0, nc, nl, random.getrandbits(64)))
-                try:
-                    m2 = recv_exact(s, HS.size)
-                except (ConnectionResetError, socket.timeout):
-                    m2 = b""
+                m2 = recv_msg(s)
                 # Only a proven peer gets a verdict (ACCEPT, or REFUSE when
                 # the rank is connected already): anything but the close
                 # means the PROOF was taken.
@@ -140,10 +143,7 @@ def mode_hello(addr, rank, nranks):
         s = connect(addr)
         s.sendall(bytes(m))
         tried += 1
-        try:
-            got = recv_exact(s, HS.size)
-        except (ConnectionResetError, socket.timeout):
-            got = b""
+        got = recv_msg(s)
         if len(got) == HS.size:
             # a mutation of the nonce still makes a valid hello: the rank
             # answers with a CHALLENGE and waits for the PROOF

@@ -81,6 +81,20 @@ void gexi_net_start(int one_host) {
 #endif
 }
 
+void gexi_net_job_key(gexi_sipkey_t *key, int one_host) {
+  gexi_bootstrap_t *b = gexi_ctx.boot;
+  if (!b->secret)
+    gexi_fatal("gex_Client_Init: the '%s' bootstrap provides no job secret for network peers",
+               b->name);
+  unsigned char secret[GEXI_SECRET_LEN];
+  b->secret(b, secret);
+  gexi_sipkey_load(key, secret);
+  memset(secret, 0, sizeof secret);
+  if (b->secret_exposure && !one_host && b->rank == 0)
+    gexi_say("warning: %s; any host on that network can learn it and join the job's network "
+             "traffic (docs/security.md)", b->secret_exposure);
+}
+
 void gexi_net_at_exit(void) {
   gexi_sock_at_exit();
 #if GEXI_HAVE_OFI

@@ -8,6 +8,7 @@
 #define GEXI_TRANSPORT_H
 
 #include "am/am.h"
+#include "sec/siphash.h"
 
 /* One transfer of get_exposed or put_exposed (below): nbytes between
  * 'local' (any memory of this process) and raddr of the peer's exposed
@@ -124,5 +125,9 @@ struct gexi_net_ops {
  * any thread, never blocks. */
 void gexi_net_start(int one_host);
 void gexi_net_at_exit(void);
+/* The job's secret as the key of a transport's admission handshake
+ * (fatal when the bootstrap has none); rank 0 warns, unless 'one_host', when
+ * the bootstrap says the secret travelled where others could read it. */
+void gexi_net_job_key(gexi_sipkey_t *key, int one_host);
 
 #endif

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sec/handshake.h"
 #include "sec/random.h"
 #include "transport/ofi/ofi.h"
 
@@ -44,18 +45,8 @@ static inline struct gexi_ofi *O(void) { return gexi_ctx.ofi; }
 
 void gexi_ofi_auth_init(int one_host) {
   struct gexi_ofi *o = O();
-  gexi_bootstrap_t *b = gexi_ctx.boot;
-  if (!b->secret)
-    gexi_fatal("gex_Client_Init: the '%s' bootstrap provides no job secret for network peers",
-               b->name);
-  unsigned char secret[GEXI_SECRET_LEN];
-  b->secret(b, secret);
-  gexi_sipkey_load(&o->auth_key, secret);
-  memset(secret, 0, sizeof secret);
+  gexi_net_job_key(&o->auth_key, one_host);
   pthread_mutex_init(&o->auth_lock, NULL);
-  if (b->secret_exposure && !one_host && b->rank == 0)
-    gexi_say("warning: %s; any host on that network can learn it and join the job's network "
-             "traffic (docs/security.md)", b->secret_exposure);
 }
 
 /* The MAC of one handshake step (or a token), binding the step's label, the
@@ -64,23 +55,7 @@ enum { LBL_RESP = 0x7073657268747561ULL, LBL_INIT = 0x74696e6968747561ULL,
        LBL_OK = 0x6b6f5f6868747561ULL, LBL_TOKEN = 0x6e656b6f74687561ULL };
 static uint64_t auth_mac(uint64_t label, uint32_t from, uint32_t to, const unsigned char ni[16],
                          const unsigned char nr[16]) {
-  struct {
-    uint64_t label;
-    uint32_t from, to;
-    unsigned char ni[16], nr[16];
-  } in;
-  in.label = label;
-  in.from = from;
-  in.to = to;
-  memcpy(in.ni, ni, 16);
-  memcpy(in.nr, nr, 16);
-  return gexi_siphash24(&O()->auth_key, &in, sizeof in);
-}
-
-/* Constant-time compare of two 64-bit tags. */
-static int tag_equal(uint64_t a, uint64_t b) {
-  volatile uint64_t d = a ^ b;
-  return d == 0;
+  return gexi_hs_mac(&O()->auth_key, label, from, to, ni, nr);
 }
 
 static void build(struct ofi_auth_msg *m, int step, gex_Rank_t to, const struct ofi_peer *p,
@@ -172,7 +147,7 @@ void gexi_ofi_auth_recv(gex_Rank_t src, const void *msg, size_t len) {
         bad = "CHALLENGE that answers no HELLO of ours";
         break;
       }
-      if (!tag_equal(in.mac, auth_mac(LBL_RESP, src, gexi_ctx.rank, in.nonce_init, in.nonce_resp))) {
+      if (!gexi_tag_equal(in.mac, auth_mac(LBL_RESP, src, gexi_ctx.rank, in.nonce_init, in.nonce_resp))) {
         bad = "CHALLENGE with a wrong MAC (not of this job)";
         break;
       }
@@ -190,7 +165,7 @@ void gexi_ofi_auth_recv(gex_Rank_t src, const void *msg, size_t len) {
         bad = "PROOF that answers no CHALLENGE of ours";
         break;
       }
-      if (!tag_equal(in.mac, auth_mac(LBL_INIT, src, gexi_ctx.rank, p->nonce_init, p->nonce_resp))) {
+      if (!gexi_tag_equal(in.mac, auth_mac(LBL_INIT, src, gexi_ctx.rank, p->nonce_init, p->nonce_resp))) {
         bad = "PROOF with a wrong MAC (not of this job)";
         break;
       }
@@ -208,7 +183,7 @@ void gexi_ofi_auth_recv(gex_Rank_t src, const void *msg, size_t len) {
         bad = "OK that answers no PROOF of ours";
         break;
       }
-      if (!tag_equal(in.mac, auth_mac(LBL_OK, src, gexi_ctx.rank, p->nonce_init, p->nonce_resp))) {
+      if (!gexi_tag_equal(in.mac, auth_mac(LBL_OK, src, gexi_ctx.rank, p->nonce_init, p->nonce_resp))) {
         bad = "OK with a wrong MAC (not of this job)";
         break;
       }

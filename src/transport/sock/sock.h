@@ -233,7 +233,7 @@ void gexi_sock_watch(int fd, int kind, uint32_t idx);
 void gexi_sock_unwatch(int fd);
 
 /* ---- sock_auth.c ---- */
-void gexi_sock_auth_init(void);
+void gexi_sock_auth_init(int one_host);
 /* Start connecting to j (under poll_lock; j DOWN, no attempt). */
 void gexi_sock_connect(gex_Rank_t j);
 void gexi_sock_accept(void);

@@ -34,51 +34,20 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "sec/handshake.h"
 #include "sec/random.h"
 #include "transport/sock/sock.h"
 
 static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
 
-void gexi_sock_auth_init(void) {
-  struct gexi_sock *s = S();
-  gexi_bootstrap_t *b = gexi_ctx.boot;
-  if (!b->secret)
-    gexi_fatal("gex_Client_Init: the '%s' bootstrap provides no job secret for network peers",
-               b->name);
-  unsigned char secret[GEXI_SECRET_LEN];
-  b->secret(b, secret);
-  gexi_sipkey_load(&s->key, secret);
-  memset(secret, 0, sizeof secret);
-  if (b->secret_exposure && b->rank == 0 && !gexi_ctx.env.supernode_maxsize)
-    gexi_say("warning: %s; any host on that network can learn it and join the job's network "
-             "traffic (docs/security.md)", b->secret_exposure);
-}
+void gexi_sock_auth_init(int one_host) { gexi_net_job_key(&S()->key, one_host); }
 
 enum { LBL_RESP = 0x70736572736b6f73ULL, LBL_INIT = 0x74696e69736b6f73ULL,
        LBL_OK = 0x5f6b6f5f736b6f73ULL, LBL_NO = 0x5f6f6e5f736b6f73ULL };
 
 static uint64_t hs_mac(uint64_t label, uint32_t a, uint32_t b, const unsigned char nc[16],
                        const unsigned char nl[16]) {
-  struct {
-    uint64_t label;
-    uint32_t a, b;
-    unsigned char nc[16], nl[16];
-  } in;
-  in.label = label;
-  in.a = a;
-  in.b = b;
-  memcpy(in.nc, nc, 16);
-  memcpy(in.nl, nl, 16);
-  return gexi_siphash24(&S()->key, &in, sizeof in);
-}
-
-/* Constant-time compare of two tags. */
-static int tag_equal(uint64_t a, uint64_t b) {
-  uint64_t d = a ^ b;
-  d |= d >> 32;
-  d |= d >> 16;
-  d |= d >> 8;
-  return (d & 0xff) == 0;
+  return gexi_hs_mac(&S()->key, label, a, b, nc, nl);
 }
 
 /* Send one handshake message on a connection whose send buffer holds
@@ -243,7 +212,7 @@ void gexi_sock_pending_io(unsigned i) {
     return;
   }
   /* PROOF */
-  if (!tag_equal(m->mac, hs_mac(LBL_INIT, q->from, me, q->nonce_c, q->nonce_l))) {
+  if (!gexi_tag_equal(m->mac, hs_mac(LBL_INIT, q->from, me, q->nonce_c, q->nonce_l))) {
     pending_refuse(i, "a handshake that does not prove the job's secret");
     return;
   }
@@ -312,7 +281,7 @@ void gexi_sock_connect_io(gex_Rank_t j) {
   int ok = m->magic == SOCK_HS_MAGIC && m->from == me && m->to == j &&
            memcmp(m->nonce_c, p->nonce_c, 16) == 0;
   if (ok && p->cstep == SOCK_HS_CHALLENGE && m->step == SOCK_HS_CHALLENGE &&
-      tag_equal(m->mac, hs_mac(LBL_RESP, j, me, p->nonce_c, m->nonce_l))) {
+      gexi_tag_equal(m->mac, hs_mac(LBL_RESP, j, me, p->nonce_c, m->nonce_l))) {
     memcpy(p->nonce_l, m->nonce_l, 16);
     if (hs_send(p->cfd, SOCK_HS_PROOF, me, j, p->nonce_c, p->nonce_l,
                 hs_mac(LBL_INIT, me, j, p->nonce_c, p->nonce_l)) != 0) {
@@ -324,7 +293,7 @@ void gexi_sock_connect_io(gex_Rank_t j) {
     return;
   }
   ok = ok && p->cstep == SOCK_HS_ACCEPT && memcmp(m->nonce_l, p->nonce_l, 16) == 0;
-  if (ok && m->step == SOCK_HS_ACCEPT && tag_equal(m->mac, hs_mac(LBL_OK, j, me, p->nonce_c, p->nonce_l))) {
+  if (ok && m->step == SOCK_HS_ACCEPT && gexi_tag_equal(m->mac, hs_mac(LBL_OK, j, me, p->nonce_c, p->nonce_l))) {
     int fd = p->cfd;
     gexi_sock_unwatch(fd);
     p->cfd = -1;
@@ -332,7 +301,7 @@ void gexi_sock_connect_io(gex_Rank_t j) {
     gexi_sock_attach(j, fd);
     return;
   }
-  if (ok && m->step == SOCK_HS_REFUSE && tag_equal(m->mac, hs_mac(LBL_NO, j, me, p->nonce_c, p->nonce_l))) {
+  if (ok && m->step == SOCK_HS_REFUSE && gexi_tag_equal(m->mac, hs_mac(LBL_NO, j, me, p->nonce_c, p->nonce_l))) {
     connect_drop(j); /* its own connection to us is on its way */
     int down = SOCK_DOWN;
     atomic_compare_exchange_strong(&p->state, &down, SOCK_WAITING);

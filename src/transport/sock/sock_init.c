@@ -165,7 +165,7 @@ void gexi_sock_start(int one_host) {
   for (unsigned i = 0; i < SOCK_PENDING_MAX; i++) s->pend[i].fd = -1;
   __atomic_store_n(&gexi_ctx.sock, s, __ATOMIC_RELEASE);
   raise_fd_limit();
-  gexi_sock_auth_init();
+  gexi_sock_auth_init(one_host);
 
   s->epfd = epoll_create1(EPOLL_CLOEXEC);
   if (s->epfd < 0) gexi_fatal("network (sock): epoll_create1: %s", strerror(errno));

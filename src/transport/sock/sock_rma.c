@@ -149,33 +149,39 @@ static uint64_t seg_key(const char *fn, gex_Rank_t j) {
   return key;
 }
 
-gex_Event_t gexi_sock_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
-                          gex_Event_t *lc_opt, gex_Flags_t flags, int mode) {
-  (void)flags;
-  uint64_t key = seg_key("gex_RMA_Put", j);
+/* One Put or Get of the client: its frames, and the counter they count
+ * down (the caller's own for a blocking one, waited for here). */
+static gex_Event_t rma(const char *fn, int is_put, gex_Rank_t j, uint64_t raddr, char *local,
+                       size_t nbytes, int mode) {
+  uint64_t key = seg_key(fn, j);
   uint32_t k = (uint32_t)nframes(nbytes);
   struct gexi_Event *ev = NULL;
   _Atomic uint32_t mine = k, *c = &mine;
-  if (mode != GEXI_MODE_BLOCKING) c = gexi_am_counter(mode, GEXI_AM_NBI_PUT, &ev, k);
-  put_frames(j, key, (uint64_t)(uintptr_t)dest, src, nbytes, (uint64_t)(uintptr_t)c);
+  if (mode != GEXI_MODE_BLOCKING)
+    c = gexi_am_counter(mode, is_put ? GEXI_AM_NBI_PUT : GEXI_AM_NBI_GET, &ev, k);
+  if (is_put)
+    put_frames(j, key, raddr, local, nbytes, (uint64_t)(uintptr_t)c);
+  else
+    get_frames(j, key, raddr, local, nbytes, (uint64_t)(uintptr_t)c);
+  if (mode == GEXI_MODE_BLOCKING) wait_zero(c);
+  return mode == GEXI_MODE_NB ? ev : GEX_EVENT_INVALID;
+}
+
+gex_Event_t gexi_sock_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
+                          gex_Event_t *lc_opt, gex_Flags_t flags, int mode) {
+  (void)flags;
+  gex_Event_t e = rma("gex_RMA_Put", 1, j, (uint64_t)(uintptr_t)dest, (char *)(uintptr_t)src,
+                      nbytes, mode);
   if (mode == GEXI_MODE_NB && lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER &&
       lc_opt != GEX_EVENT_GROUP)
     *lc_opt = GEX_EVENT_INVALID; /* the data left the caller's buffer already */
-  if (mode == GEXI_MODE_BLOCKING) wait_zero(c);
-  return mode == GEXI_MODE_NB ? ev : GEX_EVENT_INVALID;
+  return e;
 }
 
 gex_Event_t gexi_sock_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex_Flags_t flags,
                           int mode) {
   (void)flags;
-  uint64_t key = seg_key("gex_RMA_Get", j);
-  uint32_t k = (uint32_t)nframes(nbytes);
-  struct gexi_Event *ev = NULL;
-  _Atomic uint32_t mine = k, *c = &mine;
-  if (mode != GEXI_MODE_BLOCKING) c = gexi_am_counter(mode, GEXI_AM_NBI_GET, &ev, k);
-  get_frames(j, key, (uint64_t)(uintptr_t)src, dest, nbytes, (uint64_t)(uintptr_t)c);
-  if (mode == GEXI_MODE_BLOCKING) wait_zero(c);
-  return mode == GEXI_MODE_NB ? ev : GEX_EVENT_INVALID;
+  return rma("gex_RMA_Get", 0, j, (uint64_t)(uintptr_t)src, dest, nbytes, mode);
 }
 
 /* The target of a Get: the reply, sent from the region itself (it stays
