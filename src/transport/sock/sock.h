@@ -240,6 +240,9 @@ void gexi_sock_accept(void);
 void gexi_sock_pending_io(unsigned slot);
 void gexi_sock_connect_io(gex_Rank_t j);
 void gexi_sock_pending_expire(uint64_t now);
+/* Start connecting to j if it is DOWN and nobody is connecting, unless
+ * another thread holds poll_lock (a later call retries). */
+void gexi_sock_connect_soon(gex_Rank_t j);
 /* Make j's connection usable (polls until it is; fatal if j is gone). */
 void gexi_sock_need(gex_Rank_t j, int what);
 
@@ -288,8 +291,7 @@ int gexi_sock_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *pay
 int gexi_sock_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
                        unsigned nargs, const gex_AM_Arg_t *args);
 /* A checked AM frame from j: deliver it, or keep it for a full poll. */
-void gexi_sock_am_recv(gex_Rank_t j, struct gexi_am_hdr *h, void *payload, size_t frame_len,
-                       int what);
+void gexi_sock_am_recv(gex_Rank_t j, struct gexi_am_hdr *h, void *payload, int what);
 int gexi_sock_run_deferred(void);
 /* Credit: the header's return from j; our debt to j (CREDIT frames). */
 const char *gexi_sock_take_credit(gex_Rank_t j, uint32_t credit);

@@ -65,15 +65,8 @@ int gexi_sock_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *pay
   struct gexi_sock *s = S();
   int what = h->is_req ? GEXI_POLL_ALL : GEXI_POLL_REPLIES;
   if (GEXI_UNLIKELY(atomic_load_explicit(&s->peers[j].state, memory_order_acquire) != SOCK_UP)) {
-    if (flags & GEX_FLAG_IMMEDIATE) {
-      /* Start connecting, and refuse this one (it would wait). */
-      if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) == SOCK_DOWN &&
-          !gexi_sock_polling() && pthread_mutex_trylock(&s->poll_lock) == 0) {
-        if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) == SOCK_DOWN &&
-            s->peers[j].cfd < 0)
-          gexi_sock_connect(j);
-        pthread_mutex_unlock(&s->poll_lock);
-      }
+    if (flags & GEX_FLAG_IMMEDIATE) { /* start connecting, and refuse this one (it would wait) */
+      gexi_sock_connect_soon(j);
       if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) != SOCK_UP) return 1;
     } else {
       gexi_sock_need(j, what);
@@ -142,9 +135,7 @@ int gexi_sock_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t
   return 0;
 }
 
-void gexi_sock_am_recv(gex_Rank_t j, struct gexi_am_hdr *h, void *payload, size_t frame_len,
-                       int what) {
-  (void)frame_len;
+void gexi_sock_am_recv(gex_Rank_t j, struct gexi_am_hdr *h, void *payload, int what) {
   struct gexi_sock *s = S();
   if (h->is_req && what == GEXI_POLL_REPLIES) {
     /* A poll for Replies only (a Reply's sender waiting) runs no Request

@@ -28,7 +28,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -76,9 +75,14 @@ static int hs_read(int fd, struct sock_hs *m, unsigned *got) {
   return *got == sizeof *m;
 }
 
-static void tune(int fd) {
-  int one = 1;
-  (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+/* Give up our attempt to connect to j (under poll_lock). */
+static void connect_drop(gex_Rank_t j) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  gexi_sock_unwatch(p->cfd);
+  close(p->cfd);
+  p->cfd = -1;
+  s->nconnecting--;
 }
 
 /* ---- the listener's side ------------------------------------------------------ */
@@ -152,12 +156,7 @@ static void pending_admit(unsigned i) {
     pending_close(i);
     return;
   }
-  if (p->cfd >= 0) { /* ours loses: the lower rank's connection is kept */
-    gexi_sock_unwatch(p->cfd);
-    close(p->cfd);
-    p->cfd = -1;
-    s->nconnecting--;
-  }
+  if (p->cfd >= 0) connect_drop(from); /* ours loses: the lower rank's connection is kept */
   int fd = q->fd;
   gexi_sock_unwatch(fd);
   q->fd = -1;
@@ -238,7 +237,6 @@ void gexi_sock_connect(gex_Rank_t j) {
     gexi_sock_peer_gone(j, 1, strerror(e));
     return;
   }
-  tune(fd);
   int fl = fcntl(fd, F_GETFL);
   if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0)
     gexi_fatal("network (sock): fcntl: %s", strerror(errno));
@@ -253,15 +251,6 @@ void gexi_sock_connect(gex_Rank_t j) {
   p->cgot = 0;
   s->nconnecting++;
   gexi_sock_watch(fd, SOCK_EV_CONNECT, j);
-}
-
-static void connect_drop(gex_Rank_t j) {
-  struct gexi_sock *s = S();
-  struct sock_peer *p = &s->peers[j];
-  gexi_sock_unwatch(p->cfd);
-  close(p->cfd);
-  p->cfd = -1;
-  s->nconnecting--;
 }
 
 void gexi_sock_connect_io(gex_Rank_t j) {
@@ -313,21 +302,25 @@ void gexi_sock_connect_io(gex_Rank_t j) {
   gexi_sock_peer_gone(j, 1, "its address does not answer as a rank of this job");
 }
 
-/* Polls until j's connection is up (connecting first if nobody has). */
-void gexi_sock_need(gex_Rank_t j, int what) {
+void gexi_sock_connect_soon(gex_Rank_t j) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
+  if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_DOWN || p->cfd >= 0) return;
+  int nested = gexi_sock_polling();
+  if (!nested && pthread_mutex_trylock(&s->poll_lock) != 0) return; /* the holder may; retried */
+  if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN && p->cfd < 0)
+    gexi_sock_connect(j);
+  if (!nested) pthread_mutex_unlock(&s->poll_lock);
+}
+
+/* Polls until j's connection is up (connecting first if nobody has). */
+void gexi_sock_need(gex_Rank_t j, int what) {
+  struct sock_peer *p = &S()->peers[j];
   for (;;) {
     int st = atomic_load_explicit(&p->state, memory_order_acquire);
     if (st == SOCK_UP) return;
     if (st == SOCK_CLOSED) gexi_sock_peer_gone(j, 1, "its connection is closed");
-    if (st == SOCK_DOWN && p->cfd < 0) {
-      int nested = gexi_sock_polling();
-      if (!nested) pthread_mutex_lock(&s->poll_lock);
-      if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN && p->cfd < 0)
-        gexi_sock_connect(j);
-      if (!nested) pthread_mutex_unlock(&s->poll_lock);
-    }
+    gexi_sock_connect_soon(j);
     if (gexi_poll(what))
       gexi_busy();
     else

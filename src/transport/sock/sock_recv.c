@@ -91,7 +91,7 @@ static void direct_done(gex_Rank_t j, int what) {
       break;
     case SOCK_F_GETREP: gexi_sock_rma_done(d->r.cookie, 1); break;
     default: /* a Long: its payload is in place */
-      gexi_sock_am_recv(j, &d->h, NULL, 0, what);
+      gexi_sock_am_recv(j, &d->h, NULL, what);
       break;
   }
 }
@@ -99,9 +99,7 @@ static void direct_done(gex_Rank_t j, int what) {
 /* Check a frame's header: NULL, with *fixed set to the length of its
  * body's fixed part (an AM's: of its header with 'body' given, else of a
  * header without arguments), or the reason it is malformed. */
-static const char *frame_check(gex_Rank_t j, const struct sock_frame *f, const char *body,
-                               size_t *fixed) {
-  (void)j;
+static const char *frame_check(const struct sock_frame *f, const char *body, size_t *fixed) {
   if (f->len & 7) return "length not a multiple of 8";
   switch (f->type) {
     case SOCK_F_AM: {
@@ -148,9 +146,9 @@ static size_t frame(gex_Rank_t j, size_t have, int what) {
   memcpy(&f, at, sizeof f);
   char *body = at + sizeof f;
   size_t fixed = 0;
-  const char *bad = frame_check(j, &f, NULL, &fixed);
+  const char *bad = frame_check(&f, NULL, &fixed);
   if (!bad && have < sizeof f + fixed) return 0;
-  if (!bad) bad = frame_check(j, &f, body, &fixed); /* the AM's real header length */
+  if (!bad) bad = frame_check(&f, body, &fixed); /* the AM's real header length */
   if (!bad && have < sizeof f + fixed) return 0;
   if (!bad && f.len < fixed) bad = "AM shorter than its arguments";
   if (bad) {
@@ -190,7 +188,7 @@ static size_t frame(gex_Rank_t j, size_t have, int what) {
           payload = NULL;
         }
         p->busy = 1;
-        gexi_sock_am_recv(j, &h, payload, whole, what);
+        gexi_sock_am_recv(j, &h, payload, what);
         p->busy = 0;
         return whole;
       }

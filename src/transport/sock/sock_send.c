@@ -144,22 +144,6 @@ void gexi_sock_flush_any(void) {
 
 static int may_wait(void) { return !gexi_in_handler_or_hsl() && !gexi_sock_polling(); }
 
-/* Append a small frame, whole, to p's queue (under tx_lock; the queue
- * counted in nqueued already if it was not empty): into the last owned
- * piece when it has room, which is the common case of a batch. */
-static inline void q_push_small(struct sock_peer *p, const char *buf, size_t n) {
-  if (p->qn) {
-    struct sock_seg *last = &p->q[p->qhead + p->qn - 1];
-    if (last->own && (size_t)(last->p - last->own) + last->len + n <= last->cap) {
-      memcpy((char *)(uintptr_t)last->p + last->len, buf, n);
-      last->len += n;
-      p->qbytes += n;
-      return;
-    }
-  }
-  q_push(p, buf, n, 1);
-}
-
 int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fault) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
@@ -200,7 +184,7 @@ int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fau
     atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
   }
   p->batched++;
-  q_push_small(p, buf, len);
+  q_push(p, buf, len, 1); /* into the last piece when it has room: a batch */
   int err = p->qbytes >= SOCK_BATCH_MAX ? q_write(p) : 0;
   if (!p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
   pthread_mutex_unlock(&p->tx_lock);
