@@ -155,12 +155,23 @@ struct sock_peer {
   unsigned char nonce_c[16], nonce_l[16];
   /* Sending (under tx_lock).  tx_queued/tx_written: bytes of this stream
    * appended and written to the kernel (a waiting sender compares them). */
-  pthread_mutex_t tx_lock;
+  _Atomic int tx_lock; /* gexi_sock_tx_lock() */
   struct sock_seg *q;
   size_t qhead, qn, qcap, qbytes;
   _Atomic uint64_t tx_queued, tx_written;
+  /* The open tail: while 'tail' is set, the last piece of the queue is an
+   * owned copy, and frames written at the tail (gexi_sock_tx_reserve, up
+   * to tail_lim: the piece's end, or where the queue would hold
+   * SOCK_BATCH_MAX bytes) belong to it without being counted in its len,
+   * qbytes or tx_queued yet: every other user of the queue settles them
+   * first (sock_send.c).  Both NULL: closed. */
+  char *tail, *tail_lim;
+  char *spare; /* a written piece kept for the next (sock_send.c) */
   uint32_t tx_gen; /* poll_gen at our last frame to it sent on its own (SOCK_TX_BATCH) */
-  uint64_t batched; /* frames to it that waited for a batch (under tx_lock; GEX_TEST_BATCHED) */
+  /* Frames to it that waited for a batch through gexi_sock_send or
+   * send_small, plus tails opened (each for at least one such frame):
+   * under tx_lock; GEX_TEST_BATCHED. */
+  uint64_t batched;
   /* Credit: bytes of AM Requests we may still send it; bytes of its
    * Requests we have handled and not yet told it about. */
   _Atomic int64_t credit;
@@ -220,6 +231,23 @@ struct gexi_sock {
 
 static inline struct gexi_sock *gexi_sock_ctx(void) { return gexi_ctx.sock; }
 
+/* A peer's tx_lock is held only to append to its queue or to hand the
+ * queue to the kernel without blocking (never across a wait), so it is a
+ * spin lock: a waiter spins a little, then yields (its holder may be
+ * descheduled on an oversubscribed host). */
+void gexi_sock_tx_lock_wait(struct sock_peer *p);
+static inline void gexi_sock_tx_lock(struct sock_peer *p) {
+  if (GEXI_UNLIKELY(atomic_exchange_explicit(&p->tx_lock, 1, memory_order_acquire)))
+    gexi_sock_tx_lock_wait(p);
+}
+static inline int gexi_sock_tx_trylock(struct sock_peer *p) {
+  return !atomic_load_explicit(&p->tx_lock, memory_order_relaxed) &&
+         !atomic_exchange_explicit(&p->tx_lock, 1, memory_order_acquire);
+}
+static inline void gexi_sock_tx_unlock(struct sock_peer *p) {
+  atomic_store_explicit(&p->tx_lock, 0, memory_order_release);
+}
+
 /* ---- sock_init.c ---- */
 void gexi_sock_start(int one_host);
 void gexi_sock_at_exit(void);
@@ -267,7 +295,34 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
  * whether it was queued.  Never waits. */
 #define SOCK_SMALL_FRAME 256
 int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fault);
-/* Frames that joined a batch instead of leaving on their own (a test hook). */
+/* Under tx_lock: whether a frame of 'len' bytes (a multiple of 8) fits at
+ * the open tail of p's queue (see struct sock_peer); if so it is taken
+ * there, joining the batch the next poll writes, and the caller writes
+ * every byte of it at the old p->tail.  If not, the frame goes through
+ * gexi_sock_send_small.  Order holds either way: a frame written at the
+ * tail is behind everything queued before it.  The caller has checked
+ * that the connection was up; one that closes after that loses the frame
+ * with those queued before it. */
+static inline int gexi_sock_tx_reserve(struct sock_peer *p, size_t len) {
+  if ((uintptr_t)p->tail_lim - (uintptr_t)p->tail < len) return 0; /* both NULL: closed */
+  p->tail += len;
+  return 1;
+}
+/* Under j's tx_lock, when its tail has no room: open a tail at the end of
+ * its queue, in a new piece, for frames that are to wait for the next
+ * poll (the queue is not empty, or the first frame since the last poll
+ * has left); 0 when a frame must go through gexi_sock_send_small instead
+ * (the connection is not up, a full batch is waiting to be written, or
+ * this frame is to leave at once). */
+int gexi_sock_tx_open(gex_Rank_t j);
+/* Under tx_lock: the credit a frame to p carries (what we owe it). */
+static inline uint32_t gexi_sock_tx_owed(struct sock_peer *p) {
+  return atomic_load_explicit(&p->owed, memory_order_relaxed)
+             ? atomic_exchange_explicit(&p->owed, 0, memory_order_relaxed)
+             : 0;
+}
+/* Non-zero once some frame joined a batch instead of leaving on its own
+ * (the sum of the peers' 'batched': a test hook). */
 uint64_t gexi_sock_batched(void);
 /* Write what is queued, for every peer with bytes queued: flush_all under
  * poll_lock (the connected peers' list), flush_any without it (every
@@ -275,6 +330,8 @@ uint64_t gexi_sock_batched(void);
 void gexi_sock_flush_all(void);
 void gexi_sock_flush_any(void);
 void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why);
+/* Drop everything queued for p (under tx_lock; its connection ended). */
+void gexi_sock_q_drop(struct sock_peer *p);
 
 /* ---- sock_recv.c ---- */
 int gexi_sock_poll(int what);

@@ -102,37 +102,96 @@ __attribute__((noinline)) static int am_short_slow(int ch, gex_Rank_t j, gex_AM_
   return gexi_sock_am_send(j, &h, NULL, flags);
 }
 
-/* The common case, a Short to a connected peer with credit to spare: the
- * frame is built on the stack, every byte of it written, and sent or
- * batched whole. */
-int gexi_sock_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
-                       unsigned nargs, const gex_AM_Arg_t *args) {
-  struct gexi_sock *s = S();
-  struct sock_peer *p = &s->peers[j];
-  size_t hl = SOCK_AM_HDR_LEN(nargs), len = sizeof(struct sock_frame) + hl;
-  if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP))
-    return am_short_slow(ch, j, handler, flags, nargs, args);
-  if (!ch && GEXI_UNLIKELY(atomic_fetch_sub_explicit(&p->credit, (int64_t)len,
-                                                     memory_order_acq_rel) < (int64_t)len)) {
-    atomic_fetch_add_explicit(&p->credit, (int64_t)len, memory_order_acq_rel);
-    return am_short_slow(ch, j, handler, flags, nargs, args);
-  }
-  uint64_t buf[(sizeof(struct sock_frame) + sizeof(struct gexi_am_hdr)) / 8 + 1];
-  _Static_assert(offsetof(struct gexi_am_hdr, args) % 8 == 0, "the arguments start a word");
-  memset(buf, 0, sizeof(struct sock_frame) + offsetof(struct gexi_am_hdr, args));
-  struct sock_frame *f = (struct sock_frame *)(void *)buf;
-  f->len = (uint32_t)hl;
-  f->type = SOCK_F_AM;
+/* Write a Short's frame (hl: SOCK_AM_HDR_LEN(nargs)) at 'dst', 8-aligned:
+ * every byte of it, the padding included. */
+static inline void am_short_frame(char *dst, size_t hl, uint32_t credit, int ch,
+                                  gex_AM_Index_t handler, unsigned nargs,
+                                  const gex_AM_Arg_t *args) {
+  struct sock_frame *f = (struct sock_frame *)(void *)dst;
+  *f = (struct sock_frame){.len = (uint32_t)hl, .type = SOCK_F_AM, .credit = credit};
   struct gexi_am_hdr *h = (struct gexi_am_hdr *)(void *)(f + 1);
   h->category = GEXI_AM_SHORT;
   h->is_req = (uint8_t)!ch;
   h->nargs = (uint8_t)nargs;
   h->handler = handler;
   h->src = gexi_ctx.rank;
+  h->nbytes = 0;
+  h->ep_index = 0;
+  h->dest = 0;
   for (unsigned i = 0; i < nargs; i++) h->args[i] = args[i];
   if (nargs & 1) h->args[nargs] = 0; /* up to the 8-byte boundary */
-  gexi_sock_send_small(j, (char *)buf, len, 1, 1);
+}
+
+/* A Short that does not join a batch in place: built on the stack, sent
+ * or queued whole. */
+__attribute__((noinline)) static int am_short_whole(int ch, gex_Rank_t j, gex_AM_Index_t handler,
+                                                    unsigned nargs, const gex_AM_Arg_t *args) {
+  size_t hl = SOCK_AM_HDR_LEN(nargs);
+  uint64_t buf[(sizeof(struct sock_frame) + sizeof(struct gexi_am_hdr)) / 8 + 1];
+  am_short_frame((char *)buf, hl, 0, ch, handler, nargs, args);
+  gexi_sock_send_small(j, (char *)buf, sizeof(struct sock_frame) + hl, 1, 1);
   return 0;
+}
+
+/* Under p's tx_lock, the tail having no room: a new tail for the frame,
+ * or else the frame whole. */
+__attribute__((noinline)) static int am_short_open(struct sock_peer *p, int ch, gex_Rank_t j,
+                                                   gex_AM_Index_t handler, unsigned nargs,
+                                                   const gex_AM_Arg_t *args) {
+  size_t hl = SOCK_AM_HDR_LEN(nargs);
+  char *dst = p->tail;
+  if (gexi_sock_tx_open(j)) {
+    dst = p->tail;
+    if (gexi_sock_tx_reserve(p, sizeof(struct sock_frame) + hl)) {
+      am_short_frame(dst, hl, gexi_sock_tx_owed(p), ch, handler, nargs, args);
+      gexi_sock_tx_unlock(p);
+      return 0;
+    }
+  }
+  gexi_sock_tx_unlock(p);
+  return am_short_whole(ch, j, handler, nargs, args);
+}
+
+/* Under p's tx_lock (credit spent): the frame at the queue's open tail,
+ * or else whole. */
+static inline int am_short_locked(struct sock_peer *p, int ch, gex_Rank_t j,
+                                  gex_AM_Index_t handler, unsigned nargs,
+                                  const gex_AM_Arg_t *args) {
+  size_t hl = SOCK_AM_HDR_LEN(nargs);
+  char *dst = p->tail;
+  if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, sizeof(struct sock_frame) + hl)))
+    return am_short_open(p, ch, j, handler, nargs, args);
+  am_short_frame(dst, hl, gexi_sock_tx_owed(p), ch, handler, nargs, args);
+  gexi_sock_tx_unlock(p);
+  return 0;
+}
+
+/* tx_lock was taken: wait for it, then as gexi_sock_am_short. */
+__attribute__((noinline)) static int am_short_contended(struct sock_peer *p, int ch, gex_Rank_t j,
+                                                        gex_AM_Index_t handler, unsigned nargs,
+                                                        const gex_AM_Arg_t *args) {
+  gexi_sock_tx_lock_wait(p);
+  return am_short_locked(p, ch, j, handler, nargs, args);
+}
+
+/* The common case, a Short to a connected peer with credit to spare: the
+ * frame is written in place at the open tail of the peer's queue when it
+ * joins a batch there, or else sent whole.  Every call out of it is a tail call,
+ * so the fast path saves no registers. */
+int gexi_sock_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
+                       unsigned nargs, const gex_AM_Arg_t *args) {
+  _Static_assert(offsetof(struct gexi_am_hdr, args) % 8 == 0, "the arguments start a word");
+  struct sock_peer *p = &S()->peers[j];
+  int64_t len = (int64_t)(sizeof(struct sock_frame) + SOCK_AM_HDR_LEN(nargs));
+  if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP))
+    return am_short_slow(ch, j, handler, flags, nargs, args);
+  if (!ch && GEXI_UNLIKELY(atomic_fetch_sub_explicit(&p->credit, len, memory_order_acq_rel) < len)) {
+    atomic_fetch_add_explicit(&p->credit, len, memory_order_acq_rel);
+    return am_short_slow(ch, j, handler, flags, nargs, args);
+  }
+  if (GEXI_UNLIKELY(atomic_exchange_explicit(&p->tx_lock, 1, memory_order_acquire)))
+    return am_short_contended(p, ch, j, handler, nargs, args);
+  return am_short_locked(p, ch, j, handler, nargs, args);
 }
 
 void gexi_sock_am_recv(gex_Rank_t j, struct gexi_am_hdr *h, void *payload, int what) {

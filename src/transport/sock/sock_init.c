@@ -194,7 +194,7 @@ void gexi_sock_start(int one_host) {
     p->addr.sin_family = AF_INET;
     p->addr.sin_addr.s_addr = all[j].ip;
     p->addr.sin_port = all[j].port;
-    pthread_mutex_init(&p->tx_lock, NULL);
+    atomic_init(&p->tx_lock, 0);
   }
   free(all);
   gexi_sock_am_setup();
@@ -218,11 +218,11 @@ void gexi_sock_at_exit(void) {
   for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
     struct sock_peer *p = &s->peers[j];
     if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) continue;
-    if (pthread_mutex_trylock(&p->tx_lock) != 0) continue;
+    if (!gexi_sock_tx_trylock(p)) continue;
     if (!p->qn) {
       struct sock_frame f = {.type = SOCK_F_BYE};
       (void)send(p->fd, &f, sizeof f, MSG_DONTWAIT | MSG_NOSIGNAL);
     }
-    pthread_mutex_unlock(&p->tx_lock);
+    gexi_sock_tx_unlock(p);
   }
 }

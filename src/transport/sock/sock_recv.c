@@ -57,12 +57,10 @@ static void conn_end(gex_Rank_t j, const char *why) {
       break;
     }
   gexi_sock_unwatch(p->fd);
-  pthread_mutex_lock(&p->tx_lock);
+  gexi_sock_tx_lock(p);
   atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
-  for (size_t i = 0; i < p->qn; i++) free(p->q[p->qhead + i].own);
-  if (p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
-  p->qn = p->qhead = p->qbytes = 0;
-  pthread_mutex_unlock(&p->tx_lock);
+  gexi_sock_q_drop(p);
+  gexi_sock_tx_unlock(p);
   /* The descriptor stays open (a sender may still hold its number): it is
    * closed with the process. */
   if (!p->bye && why) gexi_sock_peer_gone(j, 1, why);

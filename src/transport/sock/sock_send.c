@@ -10,6 +10,7 @@
  * nobody ever waits while holding it.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -17,6 +18,13 @@
 #include "transport/sock/sock.h"
 
 static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
+
+__attribute__((noinline)) void gexi_sock_tx_lock_wait(struct sock_peer *p) {
+  for (unsigned i = 0; atomic_load_explicit(&p->tx_lock, memory_order_relaxed) ||
+                       atomic_exchange_explicit(&p->tx_lock, 1, memory_order_acquire);
+       i++)
+    if (i >= 64) sched_yield();
+}
 
 void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why) {
   struct gexi_sock *s = S();
@@ -32,50 +40,130 @@ void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why) {
                      "down)", (unsigned)j, why, (unsigned)j);
 }
 
-/* Append n bytes at ptr to p's queue: copied into an owned piece (the last
- * one if it has room) or queued by reference. */
+/* Fold the frames written at p's open tail into its accounts, and close
+ * it (under tx_lock, before anything else reads or changes the queue). */
+static inline void q_settle(struct sock_peer *p) {
+  if (!p->tail) return;
+  struct sock_seg *last = &p->q[p->qhead + p->qn - 1];
+  size_t added = (size_t)(p->tail - (last->p + last->len));
+  last->len += added;
+  p->qbytes += added;
+  atomic_store_explicit(&p->tx_queued,
+                        atomic_load_explicit(&p->tx_queued, memory_order_relaxed) + added,
+                        memory_order_relaxed);
+  p->tail = p->tail_lim = NULL;
+}
+
+/* Open the tail after the owned piece 'last' (the queue's last), if its
+ * end is 8-aligned and the queue is short of a full batch. */
+static inline void q_open(struct sock_peer *p, struct sock_seg *last) {
+  char *end = (char *)(uintptr_t)last->p + last->len;
+  if (((uintptr_t)end & 7) || p->qbytes >= SOCK_BATCH_MAX) return;
+  size_t room = last->cap - (size_t)(end - last->own);
+  if (room > SOCK_BATCH_MAX - p->qbytes) room = SOCK_BATCH_MAX - p->qbytes;
+  p->tail = end;
+  p->tail_lim = end + room;
+}
+
+/* Owned pieces: SOCK_PIECE bytes (or a larger frame's length); one
+ * written piece of the usual size is kept per peer for the next. */
+#define SOCK_PIECE ((size_t)16 << 10)
+static char *piece_alloc(struct sock_peer *p, size_t cap) {
+  char *b = p->spare;
+  if (b && cap == SOCK_PIECE) {
+    p->spare = NULL;
+    return b;
+  }
+  b = malloc(cap);
+  if (!b) gexi_fatal("out of memory");
+  return b;
+}
+static void piece_free(struct sock_peer *p, char *own, size_t cap) {
+  if (own && cap == SOCK_PIECE && !p->spare)
+    p->spare = own;
+  else
+    free(own);
+}
+
+/* A new owned piece of 'cap' bytes, empty, at the end of p's queue. */
+static struct sock_seg *q_new_piece(struct sock_peer *p, size_t cap) {
+  if (p->qhead + p->qn == p->qcap) {
+    if (p->qhead) {
+      memmove(p->q, p->q + p->qhead, p->qn * sizeof *p->q);
+      p->qhead = 0;
+    } else {
+      size_t n = p->qcap ? 2 * p->qcap : 16;
+      struct sock_seg *q = realloc(p->q, n * sizeof *q);
+      if (!q) gexi_fatal("out of memory");
+      p->q = q;
+      p->qcap = n;
+    }
+  }
+  struct sock_seg *g = &p->q[p->qhead + p->qn++];
+  g->own = cap ? piece_alloc(p, cap) : NULL;
+  g->p = g->own;
+  g->cap = cap;
+  g->len = 0;
+  return g;
+}
+
+static inline void lock_settled(struct sock_peer *p) {
+  gexi_sock_tx_lock(p);
+  q_settle(p);
+}
+
+/* Append n bytes at ptr to p's queue: copied into an owned piece
+ * (the last one if it has room; the tail opens after it) or queued by
+ * reference. */
 static void q_push(struct sock_peer *p, const char *ptr, size_t n, int copy) {
   if (!n) return;
+  q_settle(p); /* a tail opened by the previous push moves */
   if (copy && p->qn) {
     struct sock_seg *last = &p->q[p->qhead + p->qn - 1];
     if (last->own && (size_t)(last->p - last->own) + last->len + n <= last->cap) {
       memcpy((char *)(uintptr_t)last->p + last->len, ptr, n);
       last->len += n;
       p->qbytes += n;
+      q_open(p, last);
       return;
     }
   }
-  if (p->qhead + p->qn == p->qcap) {
-    if (p->qhead) {
-      memmove(p->q, p->q + p->qhead, p->qn * sizeof *p->q);
-      p->qhead = 0;
-    } else {
-      size_t cap = p->qcap ? 2 * p->qcap : 16;
-      struct sock_seg *q = realloc(p->q, cap * sizeof *q);
-      if (!q) gexi_fatal("out of memory");
-      p->q = q;
-      p->qcap = cap;
-    }
-  }
-  struct sock_seg *g = &p->q[p->qhead + p->qn++];
-  if (copy) {
-    size_t cap = n > (16u << 10) ? n : (16u << 10);
-    g->own = malloc(cap);
-    if (!g->own) gexi_fatal("out of memory");
+  struct sock_seg *g = q_new_piece(p, copy ? (n > SOCK_PIECE ? n : SOCK_PIECE) : 0);
+  if (copy)
     memcpy(g->own, ptr, n);
-    g->p = g->own;
-    g->cap = cap;
-  } else {
-    g->own = NULL;
+  else
     g->p = ptr;
-    g->cap = 0;
-  }
   g->len = n;
   p->qbytes += n;
+  if (copy) q_open(p, g);
+}
+
+int gexi_sock_tx_open(gex_Rank_t j) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  q_settle(p);
+  if (atomic_load_explicit(&p->state, memory_order_relaxed) != SOCK_UP ||
+      p->qbytes >= SOCK_BATCH_MAX ||
+      (!p->qn && p->tx_gen != atomic_load_explicit(&s->poll_gen, memory_order_relaxed)))
+    return 0;
+  if (!p->qn) atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+  q_open(p, q_new_piece(p, SOCK_PIECE));
+  p->batched++;
+  return 1;
+}
+
+void gexi_sock_q_drop(struct sock_peer *p) {
+  p->tail = p->tail_lim = NULL;
+  for (size_t i = 0; i < p->qn; i++) free(p->q[p->qhead + i].own);
+  free(p->spare);
+  p->spare = NULL;
+  if (p->qn) atomic_fetch_sub_explicit(&S()->nqueued, 1, memory_order_relaxed);
+  p->qn = p->qhead = p->qbytes = 0;
 }
 
 /* Write what the kernel takes of p's queue (under tx_lock): 0, or an errno. */
 static int q_write(struct sock_peer *p) {
+  q_settle(p); /* its pieces are about to be freed */
   while (p->qn) {
     struct iovec iov[16];
     size_t k = 0;
@@ -95,7 +183,7 @@ static int q_write(struct sock_peer *p) {
       g->len -= t;
       w -= (ssize_t)t;
       if (g->len) break;
-      free(g->own);
+      piece_free(p, g->own, g->cap);
       p->qhead++;
       p->qn--;
     }
@@ -108,13 +196,14 @@ static int q_write(struct sock_peer *p) {
 static void flush_peer(gex_Rank_t j) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
-  if (pthread_mutex_trylock(&p->tx_lock) != 0) return; /* its holder writes */
+  if (!gexi_sock_tx_trylock(p)) return; /* its holder writes */
+  q_settle(p);
   int err = 0;
   if (p->qn && atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_UP) {
     err = q_write(p);
     if (!p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
   }
-  pthread_mutex_unlock(&p->tx_lock);
+  gexi_sock_tx_unlock(p);
   if (err) gexi_sock_peer_gone(j, 0, strerror(err));
 }
 
@@ -122,9 +211,9 @@ uint64_t gexi_sock_batched(void) {
   struct gexi_sock *s = __atomic_load_n(&gexi_ctx.sock, __ATOMIC_ACQUIRE);
   uint64_t n = 0;
   for (gex_Rank_t j = 0; s && j < gexi_ctx.size; j++) {
-    pthread_mutex_lock(&s->peers[j].tx_lock);
+    gexi_sock_tx_lock(&s->peers[j]);
     n += s->peers[j].batched;
-    pthread_mutex_unlock(&s->peers[j].tx_lock);
+    gexi_sock_tx_unlock(&s->peers[j]);
   }
   return n;
 }
@@ -147,15 +236,13 @@ static int may_wait(void) { return !gexi_in_handler_or_hsl() && !gexi_sock_polli
 int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fault) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
-  pthread_mutex_lock(&p->tx_lock);
+  lock_settled(p);
   if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
-    pthread_mutex_unlock(&p->tx_lock);
+    gexi_sock_tx_unlock(p);
     gexi_sock_peer_gone(j, fault, "its connection is closed");
     return 0;
   }
-  uint32_t owed = atomic_load_explicit(&p->owed, memory_order_relaxed);
-  ((struct sock_frame *)(void *)buf)->credit =
-      owed ? atomic_exchange_explicit(&p->owed, 0, memory_order_relaxed) : 0;
+  ((struct sock_frame *)(void *)buf)->credit = gexi_sock_tx_owed(p);
   atomic_store_explicit(&p->tx_queued, atomic_load_explicit(&p->tx_queued, memory_order_relaxed) + len,
                         memory_order_relaxed);
   if (!p->qn) {
@@ -165,12 +252,12 @@ int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fau
       ssize_t r = send(p->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
       if (GEXI_LIKELY(r == (ssize_t)len)) {
         atomic_fetch_add_explicit(&p->tx_written, len, memory_order_release);
-        pthread_mutex_unlock(&p->tx_lock);
+        gexi_sock_tx_unlock(p);
         return 0;
       }
       if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
         int e = errno;
-        pthread_mutex_unlock(&p->tx_lock);
+        gexi_sock_tx_unlock(p);
         gexi_sock_peer_gone(j, fault, strerror(e));
         return 0;
       }
@@ -178,7 +265,7 @@ int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fau
       if (w) atomic_fetch_add_explicit(&p->tx_written, w, memory_order_release);
       atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
       q_push(p, buf + w, len - w, 1);
-      pthread_mutex_unlock(&p->tx_lock);
+      gexi_sock_tx_unlock(p);
       return 1;
     }
     atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
@@ -187,7 +274,7 @@ int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fau
   q_push(p, buf, len, 1); /* into the last piece when it has room: a batch */
   int err = p->qbytes >= SOCK_BATCH_MAX ? q_write(p) : 0;
   if (!p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
-  pthread_mutex_unlock(&p->tx_lock);
+  gexi_sock_tx_unlock(p);
   if (err) gexi_sock_peer_gone(j, fault, strerror(err));
   return 1;
 }
@@ -198,9 +285,9 @@ static void backpressure(gex_Rank_t j, int what) {
   struct sock_peer *p = &S()->peers[j];
   if (!may_wait()) return;
   for (size_t limit = SOCK_QUEUE_MAX;; limit = SOCK_QUEUE_MAX / 2) {
-    pthread_mutex_lock(&p->tx_lock);
+    lock_settled(p);
     size_t qbytes = p->qbytes;
-    pthread_mutex_unlock(&p->tx_lock);
+    gexi_sock_tx_unlock(p);
     if (qbytes <= limit || atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) return;
     flush_peer(j);
     if (gexi_poll(what))
@@ -236,9 +323,9 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   size_t total = sizeof *f + blen + dlen + pad;
   int batch = mode & SOCK_TX_BATCH;
   mode &= ~SOCK_TX_BATCH;
-  pthread_mutex_lock(&p->tx_lock);
+  lock_settled(p);
   if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
-    pthread_mutex_unlock(&p->tx_lock);
+    gexi_sock_tx_unlock(p);
     gexi_sock_peer_gone(j, fault, "its connection is closed");
     return;
   }
@@ -256,7 +343,7 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
     ssize_t r = sendmsg(p->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       int e = errno;
-      pthread_mutex_unlock(&p->tx_lock);
+      gexi_sock_tx_unlock(p);
       gexi_sock_peer_gone(j, fault, strerror(e));
       return;
     }
@@ -283,7 +370,7 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   if (queued && batch && p->qbytes >= SOCK_BATCH_MAX) err = q_write(p);
   if (queued && !p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
   size_t qbytes = p->qbytes;
-  pthread_mutex_unlock(&p->tx_lock);
+  gexi_sock_tx_unlock(p);
   if (err) {
     gexi_sock_peer_gone(j, fault, strerror(err));
     return;
