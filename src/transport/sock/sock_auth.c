@@ -305,7 +305,8 @@ void gexi_sock_connect_io(gex_Rank_t j) {
 void gexi_sock_connect_soon(gex_Rank_t j) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
-  if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_DOWN || p->cfd >= 0) return;
+  /* (cfd belongs to poll_lock's holder: looked at under it only) */
+  if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_DOWN) return;
   int nested = gexi_sock_polling();
   if (!nested && pthread_mutex_trylock(&s->poll_lock) != 0) return; /* the holder may; retried */
   if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN && p->cfd < 0)

@@ -221,7 +221,7 @@ uint64_t gexi_sock_batched(void) {
 void gexi_sock_flush_all(void) {
   struct gexi_sock *s = S();
   for (unsigned i = 0; i < s->nup && atomic_load_explicit(&s->nqueued, memory_order_relaxed); i++)
-    if (s->peers[s->up[i]].qn) flush_peer(s->up[i]);
+    flush_peer(s->up[i]); /* (its queue is looked at under its tx_lock only) */
 }
 
 void gexi_sock_flush_any(void) {
