@@ -14,6 +14,10 @@
 
 #include "legacy_util.h"
 
+/* The core's wait policy (src/core/hooks.h; libgex is linked in statically). */
+int gexi_wait_mode(void);
+void gexi_set_wait_mode(int mode);
+
 enum { IN_OFF = 0, IN_SIZE = 1 << 17, SRC_OFF = IN_SIZE, SRC_SIZE = 1 << 17,
        SEG = IN_SIZE + SRC_SIZE };
 
@@ -135,10 +139,23 @@ static void test_queries(void) {
 }
 
 static void test_misc(void) {
+  /* Each mode is libgex's wait policy from then on (core/hooks.h: 0 yield,
+   * 1 block, 2 spin); a bad one changes nothing.  The job's waits go on
+   * in each (a barrier, with every rank in the mode). */
+  const int start = gexi_wait_mode();
   CHECK(gasnet_set_waitmode(GASNET_WAIT_BLOCK) == GASNET_OK);
+  CHECK(gexi_wait_mode() == 1);
+  gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  CHECK(gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) == GASNET_OK);
   CHECK(gasnet_set_waitmode(GASNET_WAIT_SPINBLOCK) == GASNET_OK);
+  CHECK(gexi_wait_mode() == 0);
   CHECK(gasnet_set_waitmode(GASNET_WAIT_SPIN) == GASNET_OK);
+  CHECK(gexi_wait_mode() == 2);
+  gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  CHECK(gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) == GASNET_OK);
   CHECK(gasnet_set_waitmode(17) == GASNET_ERR_BAD_ARG);
+  CHECK(gexi_wait_mode() == 2);
+  gexi_set_wait_mode(start); /* GEX_WAIT_MODE's, for the rest of the test */
   const char *scale = getenv("GEX_TEST_SCALE");
   const char *via = gasnet_getenv("GEX_TEST_SCALE");
   CHECK((scale == NULL) == (via == NULL));

@@ -197,6 +197,10 @@ struct gexi_context {
   _Atomic int exit_requested;
   int exit_code;
 
+  /* GEXI_WAIT_*: GEX_WAIT_MODE's, or gasnet_set_waitmode's since
+   * (core/hooks.h); read by every waiting thread (core/progress.c). */
+  _Atomic int wait_mode;
+
   /* Settings from the environment, parsed by gex_Client_Init (core/env.h). */
   struct gexi_env env;
 

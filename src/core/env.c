@@ -131,6 +131,7 @@ void gexi_env_load(void) {
                                                  : -1;
   if (e->wait_mode < 0)
     gexi_fatal("GEX_WAIT_MODE='%s': not one of yield, block, spin", wm);
+  atomic_store_explicit(&gexi_ctx.wait_mode, e->wait_mode, memory_order_relaxed);
   e->sock_iface = gexi_env_string("GEX_SOCK_IFACE");
   e->sock_am_credit = gexi_env_size("GEX_SOCK_AM_CREDIT", 0, 32 << 10, (uint64_t)1 << 31);
   e->ofi_provider = gexi_env_string("GEX_OFI_PROVIDER");

@@ -19,17 +19,15 @@
 #include <stdint.h>
 
 #include "core/env_parse.h"
+#include "core/hooks.h" /* GEXI_WAIT_* */
 
 /* The network transports (GEX_NET_TRANSPORT). */
 enum { GEXI_NET_DEFAULT = 0, GEXI_NET_OFI = 1, GEXI_NET_SOCK = 2 };
-/* How a thread waits once its polls find nothing (GEX_WAIT_MODE; core/progress.c). */
-enum { GEXI_WAIT_YIELD = 0, GEXI_WAIT_BLOCK = 1, GEXI_WAIT_SPIN = 2 };
-
 struct gexi_env {
   uint32_t supernode_maxsize;  /* GEX_SUPERNODE_MAXSIZE; 0: no limit */
   int net_transport;           /* GEX_NET_TRANSPORT: GEXI_NET_* (core/env.c) */
   int net_verbose;             /* GEX_NET_VERBOSE */
-  int wait_mode;               /* GEX_WAIT_MODE: GEXI_WAIT_* */
+  int wait_mode;               /* GEX_WAIT_MODE: GEXI_WAIT_* (core/hooks.h, core/progress.c) */
   const char *sock_iface;      /* GEX_SOCK_IFACE; NULL: the first interface up */
   uint64_t sock_am_credit;     /* GEX_SOCK_AM_CREDIT bytes; 0: the default */
   const char *ofi_provider;    /* GEX_OFI_PROVIDER; NULL: libfabric's choice */

@@ -1,5 +1,5 @@
 /* core/hooks.h -- the internal hooks the core offers to layers built on
- * its public API (the GASNet-1 layer in src/legacy uses all three).  The core
+ * its public API (the GASNet-1 layer in src/legacy uses all four).  The core
  * knows nothing about those layers; it only honours these contracts.
  *
  * 1. Client-init hook.  A layer that keeps the primordial objects in its own
@@ -41,5 +41,13 @@ void gexi_set_client_init_hook(gexi_client_init_hook_t fn);
 
 int gexi_coll_barrier_max3(gex_TM_t tm, const uint64_t mine[3], gex_Event_t *ev, uint64_t *seq);
 void gexi_coll_barrier_max3_result(gex_TM_t tm, uint64_t seq, uint64_t out[3]);
+
+/* 4. The wait policy (core/progress.c, GEX_WAIT_MODE): how every thread of
+ *    the process waits once its polls find nothing, from the next wait on.
+ *    gex_Client_Init sets it from GEX_WAIT_MODE; gexi_set_wait_mode changes
+ *    it later (gasnet_set_waitmode); gexi_wait_mode tells it (tests). */
+enum { GEXI_WAIT_YIELD = 0, GEXI_WAIT_BLOCK = 1, GEXI_WAIT_SPIN = 2 };
+void gexi_set_wait_mode(int mode);
+int gexi_wait_mode(void);
 
 #endif

@@ -42,7 +42,7 @@ int gexi_poll(int what) {
  * microseconds for 64 of them): there every empty poll yields. */
 void gexi_idle(void) {
   const bool eager = gexi_ctx.host_oversubscribed;
-  const int mode = gexi_ctx.env.wait_mode;
+  const int mode = atomic_load_explicit(&gexi_ctx.wait_mode, memory_order_relaxed);
   if (mode == GEXI_WAIT_SPIN && !eager) return;
   const unsigned before = eager ? 1 : GEXI_SPINS_BEFORE_YIELD;
   if (++gexi_tls.idle_polls >= before) {
@@ -56,6 +56,11 @@ void gexi_idle(void) {
     }
   }
 }
+
+void gexi_set_wait_mode(int mode) {
+  atomic_store_explicit(&gexi_ctx.wait_mode, mode, memory_order_relaxed);
+}
+int gexi_wait_mode(void) { return atomic_load_explicit(&gexi_ctx.wait_mode, memory_order_relaxed); }
 
 int gasnet_AMPoll(void) {
   gexi_check_can_communicate("gasnet_AMPoll");

@@ -1,15 +1,20 @@
 /* legacy/misc.c -- gasnet_set_waitmode and gasnet_getenv. */
 #include <stdlib.h>
 
+#include "core/hooks.h"
 #include "legacy/legacy.h"
 
 int gasnet_set_waitmode(int wait_mode) {
   if (wait_mode != GASNET_WAIT_SPIN && wait_mode != GASNET_WAIT_BLOCK &&
       wait_mode != GASNET_WAIT_SPINBLOCK)
     return GASNET_ERR_BAD_ARG;
-  /* Remembered only: every wait loop of libgex polls and yields the CPU after
-   * a run of empty polls (docs/design.md), which serves all three modes. */
+  /* SPIN and BLOCK are libgex's spin and block (docs/design.md, "Waiting
+   * without starving others"); SPINBLOCK, spinning a while and then
+   * blocking, is what its default, yield, does. */
   gexl_ctx.waitmode = wait_mode;
+  gexi_set_wait_mode(wait_mode == GASNET_WAIT_SPIN    ? GEXI_WAIT_SPIN
+                     : wait_mode == GASNET_WAIT_BLOCK ? GEXI_WAIT_BLOCK
+                                                      : GEXI_WAIT_YIELD);
   return GASNET_OK;
 }
 
