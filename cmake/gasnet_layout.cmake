@@ -38,10 +38,8 @@ foreach(conduit IN LISTS GEX_GASNET_CONDUITS)
         add_library(${t} SHARED $<TARGET_OBJECTS:gex_objs> $<TARGET_OBJECTS:gex_identity_${conduit}>)
       endif()
       set_target_properties(${t} PROPERTIES OUTPUT_NAME gasnet-${conduit}-${mode})
-      target_link_libraries(${t} PUBLIC Threads::Threads)
-      if(GEX_HAVE_OFI)
-        target_link_libraries(${t} PUBLIC ${CMAKE_DL_LIBS})
-      endif()
+      # (libfabric and the CUDA driver are loaded at run time: dlopen)
+      target_link_libraries(${t} PUBLIC Threads::Threads ${CMAKE_DL_LIBS})
       if(GEX_HAVE_PMIX)
         target_link_libraries(${t} PRIVATE PkgConfig::GEX_PMIX)
       endif()
@@ -144,8 +142,8 @@ endif()
 # Libraries after -lgasnet-<conduit>-<mode>: what the static library needs
 # (harmless with the shared one, which the linker prefers).
 set(GEX_GASNET_DEP_LIBS "")
-if(GEX_HAVE_OFI AND CMAKE_DL_LIBS)
-  string(APPEND GEX_GASNET_DEP_LIBS " -l${CMAKE_DL_LIBS}") # libfabric is loaded at run time
+if(CMAKE_DL_LIBS)
+  string(APPEND GEX_GASNET_DEP_LIBS " -l${CMAKE_DL_LIBS}") # libfabric, the CUDA driver: loaded at run time
 endif()
 if(GEX_HAVE_PMIX)
   # only -L and -l (GASNET_LIBS holds nothing else)

@@ -2,14 +2,17 @@
  *
  * A memory kind (gex_MK_t, declared with GEX_MK_HOST and GEX_MK_INVALID in
  * gasnetex.h) names where the memory of a segment lives; gex_Segment_Create
- * takes one.  This build supports the host class only:
+ * takes one.
  *   - GEX_MK_HOST is predefined, and gex_MK_Create with GEX_MK_CLASS_HOST
  *     makes further host kinds;
- *   - the device classes (GEX_MK_CLASS_CUDA_UVA, _HIP, _ZE) are declared so
- *     that clients compile, but gex_MK_Create refuses them with
- *     GASNET_ERR_BAD_ARG, and GASNET_HAVE_MK_CLASS_CUDA_UVA/_HIP/_ZE/_MULTIPLE
- *     are left undefined (clients test them with #if).
- * See docs/segments.md.
+ *   - GEX_MK_CLASS_CUDA_UVA kinds are made where the CUDA driver (loaded at
+ *     run time) has the device, else refused with GASNET_ERR_RESOURCE;
+ *     their segments are device memory, not yet reachable by RMA, so
+ *     GASNET_HAVE_MK_CLASS_CUDA_UVA is left undefined;
+ *   - HIP and ZE are declared so that clients compile, and refused with
+ *     GASNET_ERR_BAD_ARG; GASNET_HAVE_MK_CLASS_HIP/_ZE/_MULTIPLE are left
+ *     undefined (clients test them with #if).
+ * See docs/memory-kinds.md and docs/segments.md.
  */
 #ifndef GASNET_MK_H
 #define GASNET_MK_H
@@ -49,9 +52,10 @@ typedef struct {
 } gex_MK_Create_args_t;
 
 /* Create a memory kind.  Not collective.  Returns GASNET_OK (and a new kind
- * in *kind_p) for GEX_MK_CLASS_HOST; GASNET_ERR_BAD_ARG for a class this
- * build does not support, NULL pointers, an invalid client or non-zero
- * flags. */
+ * in *kind_p) for GEX_MK_CLASS_HOST, and for GEX_MK_CLASS_CUDA_UVA where
+ * the device can be used (else GASNET_ERR_RESOURCE, with one line saying
+ * why); GASNET_ERR_BAD_ARG for a class this build does not support, NULL
+ * pointers, an invalid client, a negative device or non-zero flags. */
 int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_args_t *args,
                   gex_Flags_t flags);
 

@@ -1,11 +1,26 @@
 /* t_mk.c -- memory kinds (gasnet_mk.h): the predefined host kind, kinds of
- * the host class made by gex_MK_Create and used for segments, the refusal
- * of the device classes this build lacks (GASNET_ERR_BAD_ARG, with the
- * GASNET_HAVE_MK_CLASS_* feature macros of those classes undefined), the
- * argument checks, and the reference's constant values.
+ * the host class made by gex_MK_Create and used for segments, the argument
+ * checks, the reference's constant values, and the CUDA_UVA class as far
+ * as this machine allows:
+ *
+ *   t_mk [cuda=resource|test|any]
+ *     resource: gex_MK_Create of a CUDA_UVA kind must fail with
+ *               GASNET_ERR_RESOURCE (no CUDA driver, or a driver that
+ *               cannot start: GEX_CUDA_DRIVER naming CUDA's stub library);
+ *     test:     it must succeed (GEX_MK_TEST_DEVICE=host), and its
+ *               segments are checked: allocated as device memory, a host
+ *               address refused, binding refused for now, destroyed;
+ *     any:      either (a machine with a GPU: the device tests are
+ *               elsewhere).
+ *   The default is 'resource' when this process cannot load libcuda.so.1
+ *   itself, else 'any'.
+ * HIP and ZE are refused with GASNET_ERR_BAD_ARG, and the
+ * GASNET_HAVE_MK_CLASS_* macros of the device classes stay undefined
+ * until their segments can be reached by RMA.
  */
 #include "test_util.h"
 
+#include <dlfcn.h>
 #include <gasnet_mk.h>
 
 #if GASNET_HAVE_MK_CLASS_HOST != 1
@@ -27,14 +42,55 @@ int main(int argc, char **argv) {
   CHECK(GEX_MK_CLASS_HOST != GEX_MK_CLASS_CUDA_UVA && GEX_MK_CLASS_HIP != GEX_MK_CLASS_ZE &&
         GEX_MK_CLASS_HOST != GEX_MK_CLASS_ZE && GEX_MK_CLASS_CUDA_UVA != GEX_MK_CLASS_HIP);
 
-  /* ---- the device classes are refused ---- */
+  /* ---- CUDA_UVA ---- */
+  const char *cuda = "resource";
+  void *probe = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (probe) cuda = "any";
+  for (int i = 1; i < argc; i++)
+    if (strncmp(argv[i], "cuda=", 5) == 0) cuda = argv[i] + 5;
+  CHECK(!strcmp(cuda, "resource") || !strcmp(cuda, "test") || !strcmp(cuda, "any"));
   gex_MK_Create_args_t args;
   memset(&args, 0, sizeof args);
   gex_MK_t kind = GEX_MK_INVALID;
-  gex_System_SetVerboseErrors(0);
   args.gex_class = GEX_MK_CLASS_CUDA_UVA;
-  args.gex_args.gex_class_cuda_uva.gex_CUdevice = 0;
+  args.gex_args.gex_class_cuda_uva.gex_CUdevice = -1;
+  gex_System_SetVerboseErrors(0);
   CHECK(gex_MK_Create(&kind, T.client, &args, 0) == GASNET_ERR_BAD_ARG);
+  gex_System_SetVerboseErrors(1); /* the reason for a refusal is printed: expect.sh looks for it */
+  args.gex_args.gex_class_cuda_uva.gex_CUdevice = 0;
+  int rc = gex_MK_Create(&kind, T.client, &args, 0);
+  if (!strcmp(cuda, "resource")) CHECK(rc == GASNET_ERR_RESOURCE && kind == GEX_MK_INVALID);
+  if (!strcmp(cuda, "test")) CHECK(rc == GASNET_OK && kind != GEX_MK_INVALID);
+  CHECK(rc == GASNET_OK || rc == GASNET_ERR_RESOURCE);
+  if (rc == GASNET_OK) {
+    /* A segment of device memory: allocated by libgex, page-rounded, not in
+     * host memory this process can touch (with the test device, any touch
+     * faults); a host address is refused; it cannot be bound yet. */
+    gex_Segment_t d1, d2;
+    CHECK(gex_Segment_Create(&d1, T.client, NULL, 3 * GASNET_PAGESIZE + 5, kind, 0) == GASNET_OK);
+    CHECK(gex_Segment_QuerySize(d1) == 4 * GASNET_PAGESIZE);
+    CHECK(gex_Segment_QueryAddr(d1) != NULL);
+    CHECK(gex_Segment_Create(&d2, T.client, NULL, 100, kind, 0) == GASNET_OK);
+    CHECK(gex_Segment_QueryAddr(d2) != gex_Segment_QueryAddr(d1));
+    static unsigned char host_mem[4096];
+    gex_Segment_t bad = GEX_SEGMENT_INVALID;
+    gex_System_SetVerboseErrors(0);
+    CHECK(gex_Segment_Create(&bad, T.client, host_mem, sizeof host_mem, kind, 0) ==
+          GASNET_ERR_BAD_ARG);
+    CHECK(bad == GEX_SEGMENT_INVALID);
+    gex_EP_t ep;
+    CHECK(gex_EP_Create(&ep, T.client, GEX_EP_CAPABILITY_RMA, 0) == GASNET_OK);
+    CHECK(gex_EP_BindSegment(ep, d1, 0) == GASNET_ERR_RESOURCE);
+    gex_System_SetVerboseErrors(1);
+    gex_Segment_Destroy(d1, 0);
+    gex_Segment_Destroy(d2, 0);
+    gex_MK_Destroy(kind, 0); /* no segment of it is left */
+    kind = GEX_MK_INVALID;
+  }
+  if (probe) dlclose(probe);
+
+  /* ---- HIP and ZE are refused ---- */
+  gex_System_SetVerboseErrors(0);
   args.gex_class = GEX_MK_CLASS_HIP;
   args.gex_args.gex_class_hip.gex_hipDevice = 0;
   CHECK(gex_MK_Create(&kind, T.client, &args, 0) == GASNET_ERR_BAD_ARG);

@@ -31,13 +31,14 @@ struct gexi_Segment {
   uintptr_t size;
   gex_Flags_t flags;
   void *cdata;
-  gex_MK_t kind;      /* GEX_MK_HOST or a host-class kind (core/mk.c) */
+  gex_MK_t kind;      /* GEX_MK_HOST, or a kind of gex_MK_Create (mk/mk.c) */
   uint64_t id;        /* GEXI_SEG_ID_ATTACH, or a number of this process from gex_Segment_Create */
   /* Memory libgex allocated (gex_Segment_Create with a NULL address): an
    * anonymous shared-memory object whose descriptor stays open for the
    * segment's life, so that neighbours can map it whenever it is published.
    * -1: client memory, or the gex_Segment_Attach segment (mapped at attach). */
   int fd;
+  bool dev_owned;     /* device memory libgex allocated (its kind's device frees it) */
   gex_EP_t ep;        /* bound to this endpoint, or NULL */
   bool net_registered; /* registered with the network transport (at bind) */
   uint64_t net_key;

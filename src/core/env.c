@@ -133,6 +133,11 @@ void gexi_env_load(void) {
     gexi_fatal("GEX_WAIT_MODE='%s': not one of yield, block, spin", wm);
   atomic_store_explicit(&gexi_ctx.wait_mode, e->wait_mode, memory_order_relaxed);
   e->sock_iface = gexi_env_string("GEX_SOCK_IFACE");
+  e->cuda_driver = gexi_env_string("GEX_CUDA_DRIVER");
+  const char *td = gexi_env_string("GEX_MK_TEST_DEVICE");
+  if (td && strcmp(td, "host") != 0)
+    gexi_fatal("GEX_MK_TEST_DEVICE='%s': the only test device is 'host'", td);
+  e->mk_test_device = td != NULL;
   e->sock_am_credit = gexi_env_size("GEX_SOCK_AM_CREDIT", 0, 32 << 10, (uint64_t)1 << 31);
   e->ofi_provider = gexi_env_string("GEX_OFI_PROVIDER");
   e->ofi_domain = gexi_env_string("GEX_OFI_DOMAIN");

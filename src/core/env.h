@@ -16,6 +16,7 @@
 #ifndef GEXI_CORE_ENV_H
 #define GEXI_CORE_ENV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/env_parse.h"
@@ -29,6 +30,8 @@ struct gexi_env {
   int net_verbose;             /* GEX_NET_VERBOSE */
   int wait_mode;               /* GEX_WAIT_MODE: GEXI_WAIT_* (core/hooks.h, core/progress.c) */
   const char *sock_iface;      /* GEX_SOCK_IFACE; NULL: the first interface up */
+  const char *cuda_driver;     /* GEX_CUDA_DRIVER; NULL: libcuda.so.1 (mk/cuda.c) */
+  bool mk_test_device;         /* GEX_MK_TEST_DEVICE=host (mk/test_device.c) */
   uint64_t sock_am_credit;     /* GEX_SOCK_AM_CREDIT bytes; 0: the default */
   const char *ofi_provider;    /* GEX_OFI_PROVIDER; NULL: libfabric's choice */
   const char *ofi_domain;      /* GEX_OFI_DOMAIN; NULL: chosen with the provider */

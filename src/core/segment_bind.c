@@ -39,6 +39,7 @@
 #include <gasnet_coll.h>
 
 #include "core/context.h"
+#include "mk/mk.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
 
@@ -64,6 +65,12 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
     pthread_mutex_unlock(&gexi_ctx.teams_lock);
     gexi_warn("gex_EP_BindSegment: %s", bad);
     return GASNET_ERR_BAD_ARG;
+  }
+  if (!gexi_mk_is_host(seg->kind)) {
+    pthread_mutex_unlock(&gexi_ctx.teams_lock);
+    gexi_warn("gex_EP_BindSegment: the segment is device memory, which this build of libgex "
+              "cannot yet reach by RMA (docs/memory-kinds.md)");
+    return GASNET_ERR_RESOURCE;
   }
   gex_Rank_t me = gexi_ctx.rank;
   const gex_EP_Index_t k = ep->index;

@@ -6,6 +6,10 @@
  * like the attached segment, so that the neighbourhood can map it once it is
  * bound and published (core/segment_bind.c).  Creation is local: nothing is
  * registered with the network and nothing is exchanged until then.
+ *
+ * A segment of a device kind (mk/mk.h) lives in that device's memory:
+ * allocated there by the device's driver, or the client's, which must lie
+ * in one allocation of that device.  libgex never dereferences it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +18,7 @@
 #include <unistd.h>
 
 #include "core/context.h"
-#include "core/mk.h"
+#include "mk/mk.h"
 #include "transport/shm/shm.h"
 
 #define GEXI_SEG_CREATE_FLAGS GEX_FLAG_HINT_ACCEL_ALL
@@ -25,7 +29,8 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
   const char *bad = !segment_p                     ? "segment_p is NULL"
                     : client != &gexi_ctx.client   ? "not the client of this process"
                     : length == 0                  ? "length is 0"
-                    : !gexi_mk_is_host(kind)       ? "not a memory kind of this build (host)"
+                    : !gexi_mk_is_host(kind) && !gexi_mk_device(kind)
+                        ? "not a live memory kind of this client"
                     : flags & ~GEXI_SEG_CREATE_FLAGS ? "flags other than GEX_FLAG_HINT_ACCEL_*"
                     : address && (uintptr_t)address + length < (uintptr_t)address
                         ? "address + length overflows"
@@ -34,10 +39,29 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
     gexi_warn("gex_Segment_Create: invalid argument: %s", bad);
     return GASNET_ERR_BAD_ARG;
   }
+  struct gexi_device *dev = gexi_mk_device(kind);
+  if (dev && address && !dev->ops->owns(dev, (uintptr_t)address, length)) {
+    gexi_warn("gex_Segment_Create: invalid argument: [%p,+%zu) is not memory of %s device %d",
+              address, (size_t)length, dev->ops->name, dev->ordinal);
+    return GASNET_ERR_BAD_ARG;
+  }
   struct gexi_Segment *s = calloc(1, sizeof *s);
   if (!s) return GASNET_ERR_RESOURCE;
   s->fd = -1;
-  if (address) {
+  if (dev && !address) {
+    uintptr_t size = (length + GASNET_PAGESIZE - 1) & ~(uintptr_t)(GASNET_PAGESIZE - 1);
+    uintptr_t p = 0;
+    const char *why = NULL;
+    if (size < length || dev->ops->alloc(dev, size, &p, &why)) {
+      gexi_warn("gex_Segment_Create: cannot allocate %zu bytes of %s device %d memory: %s",
+                (size_t)length, dev->ops->name, dev->ordinal, why ? why : "too large");
+      free(s);
+      return GASNET_ERR_RESOURCE;
+    }
+    s->addr = (void *)p;
+    s->size = size;
+    s->dev_owned = true;
+  } else if (address) {
     s->addr = address;
     s->size = length;
   } else {
@@ -85,6 +109,8 @@ void gex_Segment_Destroy(gex_Segment_t seg, gex_Flags_t flags) {
     munmap(seg->addr, seg->size);
     close(seg->fd);
   }
+  if (seg->dev_owned) gexi_mk_device(seg->kind)->ops->free(gexi_mk_device(seg->kind),
+                                                           (uintptr_t)seg->addr);
   gexi_mk_segment_count(seg->kind, -1);
   free(seg);
 }

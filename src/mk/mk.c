@@ -1,16 +1,19 @@
-/* core/mk.c -- memory kinds (gasnet_mk.h).
+/* mk/mk.c -- memory kinds (gasnet_mk.h; docs/memory-kinds.md).
  *
- * This build supports host memory only.  GEX_MK_HOST is a constant, not an
- * object; gex_MK_Create with GEX_MK_CLASS_HOST makes a kind object that
- * counts the segments created with it, so that it is not destroyed under
- * them.  The device classes are refused with GASNET_ERR_BAD_ARG, as the
- * reference implementation does when it is built without them.
+ * GEX_MK_HOST is a constant, not an object; gex_MK_Create makes a kind
+ * object that counts the segments created with it, so that it is not
+ * destroyed under them.  A CUDA_UVA kind opens its device through a
+ * backend (mk/device.h): the CUDA driver, loaded then, or the host-memory
+ * test device (GEX_MK_TEST_DEVICE=host); one that cannot be opened is
+ * refused with GASNET_ERR_RESOURCE and one line saying why.  HIP and ZE
+ * are refused with GASNET_ERR_BAD_ARG, as the reference does when it is
+ * built without them.
  */
 #include <gasnet_mk.h>
 #include <stdlib.h>
 
 #include "core/context.h"
-#include "core/mk.h"
+#include "mk/mk.h"
 
 #define GEXI_MK_MAGIC 0x6d6b696e64u /* "mkind": tells a kind object from garbage */
 
@@ -19,6 +22,7 @@ struct gexi_MK {
   gex_Client_t client;
   gex_MK_Class_t mk_class;
   _Atomic uint64_t segments; /* live segments created with this kind */
+  struct gexi_device *dev;   /* a device class's; NULL for the host class */
 };
 
 static const char *class_name(gex_MK_Class_t c) {
@@ -41,17 +45,35 @@ int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_arg
                                            : "flags must be 0");
     return GASNET_ERR_BAD_ARG;
   }
-  if (args->gex_class != GEX_MK_CLASS_HOST) {
-    gexi_warn("gex_MK_Create: %s (%d) is not supported by this build of libgex (host memory "
-              "only)",
+  struct gexi_device *dev = NULL;
+  if (args->gex_class == GEX_MK_CLASS_CUDA_UVA) {
+    int ordinal = args->gex_args.gex_class_cuda_uva.gex_CUdevice;
+    if (ordinal < 0) {
+      gexi_warn("gex_MK_Create: GEX_MK_CLASS_CUDA_UVA: device %d is not a device ordinal", ordinal);
+      return GASNET_ERR_BAD_ARG;
+    }
+    char why[256];
+    dev = gexi_ctx.env.mk_test_device ? gexi_test_device_open(ordinal, why, sizeof why)
+                                      : gexi_cuda_open(ordinal, why, sizeof why);
+    if (!dev) {
+      gexi_warn("gex_MK_Create: GEX_MK_CLASS_CUDA_UVA: %s", why);
+      return GASNET_ERR_RESOURCE;
+    }
+  } else if (args->gex_class != GEX_MK_CLASS_HOST) {
+    gexi_warn("gex_MK_Create: %s (%d) is not supported by this build of libgex (host and "
+              "CUDA_UVA only)",
               class_name(args->gex_class), (int)args->gex_class);
     return GASNET_ERR_BAD_ARG;
   }
   struct gexi_MK *k = calloc(1, sizeof *k);
-  if (!k) return GASNET_ERR_RESOURCE;
+  if (!k) {
+    if (dev) dev->ops->close(dev);
+    return GASNET_ERR_RESOURCE;
+  }
   k->magic = GEXI_MK_MAGIC;
   k->client = client;
-  k->mk_class = GEX_MK_CLASS_HOST;
+  k->mk_class = args->gex_class;
+  k->dev = dev;
   *kind_p = k;
   return GASNET_OK;
 }
@@ -66,6 +88,7 @@ void gex_MK_Destroy(gex_MK_t kind, gex_Flags_t flags) {
   uint64_t n = atomic_load(&kind->segments);
   if (n) gexi_fatal("gex_MK_Destroy: %llu segment(s) of this kind still exist", (unsigned long long)n);
   kind->magic = 0;
+  if (kind->dev) kind->dev->ops->close(kind->dev);
   free(kind);
 }
 
@@ -73,6 +96,13 @@ int gexi_mk_is_host(gex_MK_t kind) {
   return kind == GEX_MK_HOST ||
          (kind != GEX_MK_INVALID && kind->magic == GEXI_MK_MAGIC &&
           kind->mk_class == GEX_MK_CLASS_HOST && kind->client == &gexi_ctx.client);
+}
+
+struct gexi_device *gexi_mk_device(gex_MK_t kind) {
+  return kind != GEX_MK_HOST && kind != GEX_MK_INVALID && kind->magic == GEXI_MK_MAGIC &&
+                 kind->client == &gexi_ctx.client
+             ? kind->dev
+             : NULL;
 }
 
 void gexi_mk_segment_count(gex_MK_t kind, int delta) {

@@ -1,0 +1,211 @@
+/* mk/cuda.c -- the CUDA driver as a device backend (mk/device.h).
+ *
+ * libgex does not link the CUDA driver: the same library runs where there
+ * is no GPU.  The driver (libcuda.so.1, or the file GEX_CUDA_DRIVER names)
+ * is loaded when a CUDA_UVA kind is first made; where it cannot be loaded,
+ * initialised or has no such device, gex_MK_Create says why in one line
+ * and returns GASNET_ERR_RESOURCE.
+ *
+ * The few driver entry points used are declared here, by their ABI names
+ * (the _v2 ones where the driver has both).  Where the build found the
+ * CUDA headers (GEXI_HAVE_CUDA_H), each declaration is checked against
+ * them at compile time.
+ *
+ * Memory libgex allocates lives in the device's primary context, which
+ * each call makes current on the calling thread for its duration (push,
+ * then pop), so any thread may call and the client's own current context
+ * is left as it was.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/context.h"
+#include "mk/device.h"
+
+/* (CUresult and CUpointer_attribute are enumerations, which the compiler
+ * represents as unsigned int; a context is a pointer to an opaque struct
+ * of the driver's tag.) */
+typedef unsigned int gexi_CUresult;
+typedef int gexi_CUdevice;
+typedef struct CUctx_st *gexi_CUcontext;
+typedef unsigned long long gexi_CUdeviceptr;
+#define GEXI_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL 9
+
+/* name, return and parameter types: one line per entry point used. */
+#define GEXI_CU_ENTRIES(X)                                                              \
+  X(cuInit, "cuInit", (unsigned int))                                                   \
+  X(cuDeviceGetCount, "cuDeviceGetCount", (int *))                                      \
+  X(cuDeviceGet, "cuDeviceGet", (gexi_CUdevice *, int))                                 \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (gexi_CUcontext *, gexi_CUdevice)) \
+  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (gexi_CUdevice))         \
+  X(cuCtxPushCurrent, "cuCtxPushCurrent_v2", (gexi_CUcontext))                          \
+  X(cuCtxPopCurrent, "cuCtxPopCurrent_v2", (gexi_CUcontext *))                          \
+  X(cuMemAlloc, "cuMemAlloc_v2", (gexi_CUdeviceptr *, size_t))                          \
+  X(cuMemFree, "cuMemFree_v2", (gexi_CUdeviceptr))                                      \
+  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (gexi_CUdeviceptr, const void *, size_t))          \
+  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *, gexi_CUdeviceptr, size_t))                \
+  X(cuMemcpyDtoD, "cuMemcpyDtoD_v2", (gexi_CUdeviceptr, gexi_CUdeviceptr, size_t))      \
+  X(cuMemGetAddressRange, "cuMemGetAddressRange_v2",                                    \
+    (gexi_CUdeviceptr *, size_t *, gexi_CUdeviceptr))                                   \
+  X(cuPointerGetAttribute, "cuPointerGetAttribute", (void *, unsigned int, gexi_CUdeviceptr))    \
+  X(cuGetErrorString, "cuGetErrorString", (gexi_CUresult, const char **))
+
+struct cu {
+  void *lib;
+#define X(f, sym, args) gexi_CUresult(*fn_##f) args;
+  GEXI_CU_ENTRIES(X)
+#undef X
+  gexi_CUdevice dev;
+  gexi_CUcontext ctx;
+};
+
+#if GEXI_HAVE_CUDA_H
+#include <cuda.h>
+/* Our declarations are the driver's (cuda.h maps each name to the ABI
+ * symbol loaded above). */
+#define X(f, sym, args)                                                                    \
+  _Static_assert(__builtin_types_compatible_p(__typeof__(&f), __typeof__(((struct cu *)0)->fn_##f)), \
+                 "libgex's declaration of " #f " is not cuda.h's");
+GEXI_CU_ENTRIES(X)
+#undef X
+_Static_assert(sizeof(CUdeviceptr) == sizeof(gexi_CUdeviceptr), "CUdeviceptr");
+_Static_assert(sizeof(CUdevice) == sizeof(gexi_CUdevice), "CUdevice");
+_Static_assert(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL == GEXI_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+               "CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL");
+_Static_assert(CUDA_SUCCESS == 0, "CUDA_SUCCESS");
+#endif
+
+static struct cu *C(struct gexi_device *d) { return d->impl; }
+
+static const char *cu_error(struct cu *c, gexi_CUresult r) {
+  const char *s = NULL;
+  if (c->fn_cuGetErrorString && c->fn_cuGetErrorString(r, &s) == 0 && s) return s;
+  return "an error the driver does not name";
+}
+
+/* Run 'call' with the primary context current on this thread. */
+#define IN_CTX(c, res, call)                                      \
+  do {                                                            \
+    gexi_CUcontext old_;                                          \
+    (res) = (c)->fn_cuCtxPushCurrent((c)->ctx);                      \
+    if ((res) == 0) {                                             \
+      (res) = (call);                                             \
+      (void)(c)->fn_cuCtxPopCurrent(&old_);                          \
+    }                                                             \
+  } while (0)
+
+static int cu_alloc(struct gexi_device *d, size_t n, uintptr_t *ptr, const char **why) {
+  struct cu *c = C(d);
+  gexi_CUdeviceptr p = 0;
+  gexi_CUresult r;
+  IN_CTX(c, r, c->fn_cuMemAlloc(&p, n));
+  if (r) {
+    *why = cu_error(c, r);
+    return 1;
+  }
+  *ptr = (uintptr_t)p;
+  return 0;
+}
+
+static void cu_free(struct gexi_device *d, uintptr_t ptr) {
+  struct cu *c = C(d);
+  gexi_CUresult r;
+  IN_CTX(c, r, c->fn_cuMemFree((gexi_CUdeviceptr)ptr));
+  (void)r;
+}
+
+static int cu_owns(struct gexi_device *d, uintptr_t ptr, size_t n) {
+  struct cu *c = C(d);
+  gexi_CUdeviceptr base = 0;
+  size_t size = 0;
+  int ordinal = -1;
+  gexi_CUresult r;
+  IN_CTX(c, r, c->fn_cuMemGetAddressRange(&base, &size, (gexi_CUdeviceptr)ptr));
+  if (r) return 0;
+  IN_CTX(c, r, c->fn_cuPointerGetAttribute(&ordinal, GEXI_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                        (gexi_CUdeviceptr)ptr));
+  if (r || ordinal != d->ordinal) return 0;
+  return ptr - (uintptr_t)base <= size && n <= size - (ptr - (uintptr_t)base);
+}
+
+static int cu_copy(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src, size_t n,
+                   const char **why) {
+  struct cu *c = C(d);
+  gexi_CUresult r;
+  if (dir == GEXI_DEV_HTOD)
+    IN_CTX(c, r, c->fn_cuMemcpyHtoD((gexi_CUdeviceptr)dst, (const void *)src, n));
+  else if (dir == GEXI_DEV_DTOH)
+    IN_CTX(c, r, c->fn_cuMemcpyDtoH((void *)dst, (gexi_CUdeviceptr)src, n));
+  else
+    IN_CTX(c, r, c->fn_cuMemcpyDtoD((gexi_CUdeviceptr)dst, (gexi_CUdeviceptr)src, n));
+  if (r) *why = cu_error(c, r);
+  return r != 0;
+}
+
+static void cu_close(struct gexi_device *d) {
+  struct cu *c = C(d);
+  (void)c->fn_cuDevicePrimaryCtxRelease(c->dev);
+  /* The driver stays loaded: the client may hold its own handles to it. */
+  free(c);
+  free(d);
+}
+
+static const struct gexi_device_ops cu_ops = {
+    .name = "CUDA",
+    .alloc = cu_alloc,
+    .free = cu_free,
+    .owns = cu_owns,
+    .copy = cu_copy,
+    .close = cu_close,
+};
+
+struct gexi_device *gexi_cuda_open(int ordinal, char *why, size_t len) {
+  const char *file = gexi_ctx.env.cuda_driver ? gexi_ctx.env.cuda_driver : "libcuda.so.1";
+  void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    snprintf(why, len, "the CUDA driver cannot be loaded: %s", dlerror());
+    return NULL;
+  }
+  struct cu *c = calloc(1, sizeof *c);
+  struct gexi_device *d = calloc(1, sizeof *d);
+  if (!c || !d) {
+    snprintf(why, len, "out of memory");
+    goto fail;
+  }
+  c->lib = lib;
+#define X(f, sym, args)                                                                 \
+  *(void **)&c->fn_##f = dlsym(lib, sym);                                                    \
+  if (!c->fn_##f) {                                                                          \
+    snprintf(why, len, "the CUDA driver %s has no %s (too old a driver?)", file, sym);  \
+    goto fail;                                                                          \
+  }
+  GEXI_CU_ENTRIES(X)
+#undef X
+  gexi_CUresult r = c->fn_cuInit(0);
+  int count = 0;
+  if (!r) r = c->fn_cuDeviceGetCount(&count);
+  if (r) {
+    snprintf(why, len, "the CUDA driver (%s) cannot start: %s (CUDA error %u)", file,
+             cu_error(c, r), r);
+    goto fail;
+  }
+  if (ordinal >= count) {
+    snprintf(why, len, "there is no CUDA device %d (this process sees %d)", ordinal, count);
+    goto fail;
+  }
+  if ((r = c->fn_cuDeviceGet(&c->dev, ordinal)) || (r = c->fn_cuDevicePrimaryCtxRetain(&c->ctx, c->dev))) {
+    snprintf(why, len, "CUDA device %d cannot be used: %s (CUDA error %u)", ordinal,
+             cu_error(c, r), r);
+    goto fail;
+  }
+  d->ops = &cu_ops;
+  d->ordinal = ordinal;
+  d->impl = c;
+  return d;
+fail:
+  free(c);
+  free(d);
+  return NULL; /* (the library stays loaded, as a failed dlclose could leave it anyway) */
+}

@@ -1,0 +1,53 @@
+/* mk/device.h -- what the device classes of memory kinds need of a device's
+ * driver: a small ops table, one per backend (docs/memory-kinds.md).
+ *
+ *   - mk/cuda.c: the CUDA driver (libcuda.so.1, loaded when a CUDA_UVA
+ *     kind is first made; GEX_CUDA_DRIVER names another file), in the
+ *     device's primary context;
+ *   - mk/test_device.c: a stand-in that serves the same class from host
+ *     memory (GEX_MK_TEST_DEVICE=host), so that every path a device kind
+ *     takes runs where there is no GPU.  Its "device addresses" are
+ *     reserved and inaccessible, like a GPU's to the CPU: code that
+ *     touches device memory other than through this table faults.
+ *
+ * Device memory is named by its address in the process (unified virtual
+ * addressing); libgex never dereferences one.  Every call may be made by
+ * any thread.
+ */
+#ifndef GEXI_MK_DEVICE_H
+#define GEXI_MK_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The direction of a copy. */
+enum { GEXI_DEV_HTOD = 0, GEXI_DEV_DTOH = 1, GEXI_DEV_DTOD = 2 };
+
+struct gexi_device;
+
+struct gexi_device_ops {
+  const char *name; /* for messages: "CUDA", "test device (host memory)" */
+  /* n bytes of device memory at *ptr: 0, or non-zero with *why set. */
+  int (*alloc)(struct gexi_device *d, size_t n, uintptr_t *ptr, const char **why);
+  void (*free)(struct gexi_device *d, uintptr_t ptr);
+  /* Whether [ptr, ptr + n) lies in one allocation of this device's memory. */
+  int (*owns)(struct gexi_device *d, uintptr_t ptr, size_t n);
+  /* n bytes from src to dst (GEXI_DEV_*), complete on return: 0, or
+   * non-zero with *why set. */
+  int (*copy)(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src, size_t n,
+              const char **why);
+  void (*close)(struct gexi_device *d);
+};
+
+struct gexi_device {
+  const struct gexi_device_ops *ops;
+  int ordinal;
+  void *impl; /* the backend's */
+};
+
+/* Open device 'ordinal' of a backend: the device, or NULL with a one-line
+ * reason in why[len]. */
+struct gexi_device *gexi_cuda_open(int ordinal, char *why, size_t len);
+struct gexi_device *gexi_test_device_open(int ordinal, char *why, size_t len);
+
+#endif
