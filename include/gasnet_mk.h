@@ -7,8 +7,9 @@
  *     makes further host kinds;
  *   - GEX_MK_CLASS_CUDA_UVA kinds are made where the CUDA driver (loaded at
  *     run time) has the device, else refused with GASNET_ERR_RESOURCE;
- *     their segments are device memory, not yet reachable by RMA, so
- *     GASNET_HAVE_MK_CLASS_CUDA_UVA is left undefined;
+ *     their segments are device memory, bound to endpoints of gex_EP_Create
+ *     and reached by RMA through TM-pairs; GASNET_HAVE_MK_CLASS_CUDA_UVA is
+ *     left undefined for now (docs/memory-kinds.md);
  *   - HIP and ZE are declared so that clients compile, and refused with
  *     GASNET_ERR_BAD_ARG; GASNET_HAVE_MK_CLASS_HIP/_ZE/_MULTIPLE are left
  *     undefined (clients test them with #if).

@@ -49,6 +49,12 @@ endforeach()
 foreach(t t_rma_val t_am_medium t_coll_pipeline t_atomic_contend)
   gex_add_net_run(sock ${t} 7 GEX_SUPERNODE_MAXSIZE=1 ${_sock})
 endforeach()
+# Device segments on the host-memory test device, reached by the staged
+# path over the network (t_mk_rma.c; docs/memory-kinds.md).
+foreach(n 2 7)
+  gex_add_net_run(sock t_mk_rma ${n} GEX_SUPERNODE_MAXSIZE=1 GEX_MK_TEST_DEVICE=host ${_sock})
+endforeach()
+gex_add_net_run(sockmix t_mk_rma 4 GEX_SUPERNODE_MAXSIZE=2 GEX_MK_TEST_DEVICE=host ${_sock})
 # Two "hosts" (network namespaces joined by a veth pair, tests/netns/), two
 # ranks each: shared memory inside a host, TCP between them over the veth.
 foreach(t IN LISTS GEX_NET_SUITE GEX_NET_SUITE5)

@@ -9,14 +9,14 @@
  *               cannot start: GEX_CUDA_DRIVER naming CUDA's stub library);
  *     test:     it must succeed (GEX_MK_TEST_DEVICE=host), and its
  *               segments are checked: allocated as device memory, a host
- *               address refused, binding refused for now, destroyed;
+ *               address refused, one destroyed, one bound to an endpoint
+ *               of gex_EP_Create (RMA to them: t_mk_rma.c);
  *     any:      either (a machine with a GPU: the device tests are
  *               elsewhere).
  *   The default is 'resource' when this process cannot load libcuda.so.1
  *   itself, else 'any'.
- * HIP and ZE are refused with GASNET_ERR_BAD_ARG, and the
- * GASNET_HAVE_MK_CLASS_* macros of the device classes stay undefined
- * until their segments can be reached by RMA.
+ * HIP and ZE are refused with GASNET_ERR_BAD_ARG; the
+ * GASNET_HAVE_MK_CLASS_* macros of the device classes are undefined.
  */
 #include "test_util.h"
 
@@ -65,7 +65,8 @@ int main(int argc, char **argv) {
   if (rc == GASNET_OK) {
     /* A segment of device memory: allocated by libgex, page-rounded, not in
      * host memory this process can touch (with the test device, any touch
-     * faults); a host address is refused; it cannot be bound yet. */
+     * faults); a host address is refused; one is bound to a new endpoint
+     * (and stays: a bound segment is never destroyed, nor its kind). */
     gex_Segment_t d1, d2;
     CHECK(gex_Segment_Create(&d1, T.client, NULL, 3 * GASNET_PAGESIZE + 5, kind, 0) == GASNET_OK);
     CHECK(gex_Segment_QuerySize(d1) == 4 * GASNET_PAGESIZE);
@@ -78,13 +79,12 @@ int main(int argc, char **argv) {
     CHECK(gex_Segment_Create(&bad, T.client, host_mem, sizeof host_mem, kind, 0) ==
           GASNET_ERR_BAD_ARG);
     CHECK(bad == GEX_SEGMENT_INVALID);
-    gex_EP_t ep;
-    CHECK(gex_EP_Create(&ep, T.client, GEX_EP_CAPABILITY_RMA, 0) == GASNET_OK);
-    CHECK(gex_EP_BindSegment(ep, d1, 0) == GASNET_ERR_RESOURCE);
+    CHECK(gex_EP_BindSegment(T.ep, d1, 0) == GASNET_ERR_BAD_ARG); /* the primordial endpoint */
     gex_System_SetVerboseErrors(1);
     gex_Segment_Destroy(d1, 0);
-    gex_Segment_Destroy(d2, 0);
-    gex_MK_Destroy(kind, 0); /* no segment of it is left */
+    gex_EP_t ep;
+    CHECK(gex_EP_Create(&ep, T.client, GEX_EP_CAPABILITY_RMA, 0) == GASNET_OK);
+    CHECK(gex_EP_BindSegment(ep, d2, 0) == GASNET_OK);
     kind = GEX_MK_INVALID;
   }
   if (probe) dlclose(probe);

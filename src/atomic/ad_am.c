@@ -27,6 +27,7 @@
 #include "atomic/ad.h"
 #include "atomic/ad_am.h"
 #include "am/am_coalesce.h"
+#include "rma/rma_device.h"
 
 /* ---- completion ------------------------------------------------------------- */
 struct gexi_Event *gexi_ev_flag_new(uint32_t pending) {
@@ -171,6 +172,7 @@ void gexi_ad_am_init(void) {
                             "gexi_ad_done"};
   n += gexi_vis_am_entries(e + n);
   n += gexi_co_am_entries(e + n);
+  n += gexi_rma_device_am_entries(e + n);
   gexi_ad_co_init();
   struct gexi_EP *ep = &gexi_ctx.ep;
   pthread_mutex_lock(&ep->reg_lock);

@@ -26,6 +26,10 @@ enum {
   GEXI_AMIDX_VIS_GET_DATA = 22, /* Medium Reply: gathered chunks */
   GEXI_AMIDX_CO_BATCH = 23,  /* Medium Request: coalesced NBI operations (am/am_coalesce.c) */
   GEXI_AMIDX_CO_DONE = 24,   /* Medium Reply: their fetched values and counts */
+  GEXI_AMIDX_MK_PUT = 25,    /* Medium Request: data for a device segment (rma/rma_device.c) */
+  GEXI_AMIDX_MK_PUT_ACK = 26,/* Short Reply: it landed */
+  GEXI_AMIDX_MK_GET = 27,    /* Short Request: data from a device segment */
+  GEXI_AMIDX_MK_GET_DATA = 28, /* Medium Reply: the data */
   GEXI_AMIDX_AD_LAST = 31
 };
 

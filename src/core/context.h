@@ -140,6 +140,9 @@ struct gexi_ep_tab {
   gexi_Peer_t *peers;
   uint64_t *net_key;
   uint64_t *net_raddr;
+  /* By jobrank: 1 when its segment at this index is device memory
+   * (reached through rma/rma_device.c; its entry's 'local' is clear). */
+  uint8_t *device;
 };
 
 struct gexi_Client {

@@ -22,7 +22,8 @@ struct gexi_ep_tab *gexi_ep_tab_locked(gex_EP_Index_t k) {
   t = calloc(1, sizeof *t);
   if (!t || !(t->peers = calloc(n, sizeof *t->peers)) ||
       !(t->net_key = calloc(n, sizeof *t->net_key)) ||
-      !(t->net_raddr = calloc(n, sizeof *t->net_raddr)))
+      !(t->net_raddr = calloc(n, sizeof *t->net_raddr)) ||
+      !(t->device = calloc(n, sizeof *t->device)))
     gexi_fatal("out of memory for the table of endpoint index %u", (unsigned)k);
   for (gex_Rank_t j = 0; j < n; j++) t->peers[j].jobrank = j;
   gexi_ctx.ep_tabs[k] = t;

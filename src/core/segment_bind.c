@@ -66,11 +66,12 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
     gexi_warn("gex_EP_BindSegment: %s", bad);
     return GASNET_ERR_BAD_ARG;
   }
-  if (!gexi_mk_is_host(seg->kind)) {
+  const bool device = !gexi_mk_is_host(seg->kind);
+  if (device && ep->index == 0) {
     pthread_mutex_unlock(&gexi_ctx.teams_lock);
-    gexi_warn("gex_EP_BindSegment: the segment is device memory, which this build of libgex "
-              "cannot yet reach by RMA (docs/memory-kinds.md)");
-    return GASNET_ERR_RESOURCE;
+    gexi_warn("gex_EP_BindSegment: a segment of device memory is bound to an endpoint made by "
+              "gex_EP_Create, not to the primordial one");
+    return GASNET_ERR_BAD_ARG;
   }
   gex_Rank_t me = gexi_ctx.rank;
   const gex_EP_Index_t k = ep->index;
@@ -79,8 +80,13 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
   p->seg_base = (uintptr_t)seg->addr;
   p->seg_size = seg->size;
   p->delta = 0;
-  p->local = 1;
-  if (gexi_ctx.net && k == 0) { /* our key goes out with the next publication */
+  /* Device memory is never touched in place: RMA to it, even our own, goes
+   * the out-of-line way (rma/rma_device.c), and nothing is registered with
+   * the network for it. */
+  p->local = !device;
+  if (device) {
+    tab->device[me] = 1;
+  } else if (gexi_ctx.net && k == 0) { /* our key goes out with the next publication */
     gexi_ctx.net->seg_register(seg->addr, seg->size, &seg->net_key);
     seg->net_registered = true;
     gexi_ctx.net->seg_peer(me, seg->net_key); /* provider-native atomics reach us too */
@@ -109,6 +115,7 @@ struct pub_rec {
   uint64_t net_key, net_raddr; /* net_raddr: index > 0 only (an exposed region) */
   uint64_t pid;
   uint64_t fd_plus1; /* libgex-allocated memory: its descriptor + 1; 0: client memory */
+  uint64_t device;   /* 1: device memory (mk/mk.h) */
 };
 _Static_assert(sizeof(struct pub_rec) % sizeof(uint64_t) == 0, "records are 64-bit words");
 
@@ -127,6 +134,7 @@ static void make_record(struct pub_rec *r, const struct gexi_EP *ep) {
   r->net_raddr = ep->index ? s->net_raddr : 0;
   r->pid = (uint64_t)getpid();
   r->fd_plus1 = s->fd >= 0 ? (uint64_t)s->fd + 1 : 0;
+  r->device = !gexi_mk_is_host(s->kind);
 }
 
 /* Fill the entry of the endpoint that sent r (already checked) in its
@@ -147,6 +155,16 @@ static void learn(const struct pub_rec *r) {
   gex_Rank_t li = gexi_ctx.local_index[j];
   intptr_t delta = 0;
   uint32_t local = 0;
+  if (r->device > 1 || (r->device && (k == 0 || r->fd_plus1)))
+    gexi_fatal("gex_EP_PublishBoundSegment: malformed record from rank %u", (unsigned)j);
+  if (r->device) {
+    p->seg_base = (uintptr_t)r->base;
+    p->seg_size = (uintptr_t)r->size;
+    p->delta = 0;
+    p->local = 0;
+    tab->device[j] = 1;
+    return;
+  }
   if (li != GEX_RANK_INVALID && r->fd_plus1) {
     if ((int32_t)r->pid != gexi_ctx.shm->pid[li] || r->fd_plus1 > INT32_MAX)
       gexi_fatal("gex_EP_PublishBoundSegment: malformed record from rank %u", (unsigned)j);

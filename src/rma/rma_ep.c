@@ -1,6 +1,7 @@
 /* rma/rma_ep.c -- RMA through a TM-pair to endpoints of index k > 0 whose
- * segment is not mapped here (core/ep_pair.c): a neighbour's segment of
- * client memory, copied through the kernel (transport/shm/shm_cma.c), or a
+ * segment is not mapped here (core/ep_pair.c): a segment of device memory,
+ * ours or a peer's (rma/rma_device.c); a neighbour's segment of client
+ * memory, copied through the kernel (transport/shm/shm_cma.c); or a
  * peer's on another node, moved by the network transport into or out of
  * the region the peer exposed when it bound the segment (its key and the
  * remote address of its byte 0 are in gexi_ctx.ep_tabs[k]).
@@ -12,6 +13,7 @@
  * come here: the inline path copies (gex/gex_inline.h).
  */
 #include "core/context.h"
+#include "rma/rma_device.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
 
@@ -24,6 +26,11 @@ static void ep_rma(const char *fn, gex_TM_t tm, gex_Rank_t rank, int is_write, v
   if (!p->seg_size)
     gexi_fatal("%s: endpoint %u of rank %u has no published segment", fn, (unsigned)k,
                (unsigned)j);
+  const struct gexi_ep_tab *tab = gexi_ctx.ep_tabs[k];
+  if (tab->device[j]) {
+    gexi_rma_device(fn, tm, rank, k, is_write, local, (uintptr_t)remote, nbytes);
+    return;
+  }
   if (gexi_ctx.local_index[j] != GEX_RANK_INVALID) {
     if (is_write)
       gexi_shm_cma_write(fn, j, remote, local, nbytes);
@@ -32,7 +39,6 @@ static void ep_rma(const char *fn, gex_TM_t tm, gex_Rank_t rank, int is_write, v
     return;
   }
   if (!gexi_ctx.net) gexi_fatal("%s: rank %u is not reachable (no network transport)", fn, j);
-  const struct gexi_ep_tab *tab = gexi_ctx.ep_tabs[k];
   struct gexi_exposed_rma x = {local, tab->net_raddr[j] + ((uintptr_t)remote - p->seg_base),
                                tab->net_key[j], nbytes};
   gexi_ctx.net->rma_exposed(j, is_write, &x);

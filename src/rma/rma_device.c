@@ -1,0 +1,215 @@
+/* rma/rma_device.c -- RMA to a segment of device memory (docs/memory-kinds.md).
+ *
+ * A device segment is bound to an endpoint of index k > 0 and never mapped
+ * or touched in place: its peer entries have 'local' clear, so every RMA
+ * through a TM-pair to it comes here (rma/rma_ep.c), whoever the target:
+ *
+ *   - this process (loopback): the device's own copy, host to device,
+ *     device to host, or device to device when the local buffer is in the
+ *     same device's segment;
+ *   - any other process, on this node or another, over any transport: the
+ *     staged path.  The data travels in AM Mediums between host buffers,
+ *     and the target's handler copies it into or out of its device
+ *     segment after checking the range: MK_PUT carries a chunk and is
+ *     answered by MK_PUT_ACK once it landed; MK_GET asks for a chunk,
+ *     answered by MK_GET_DATA.  Up to STAGE_WINDOW chunks are in flight
+ *     at once, so the device copies of one overlap the network's moving
+ *     of the next.
+ *
+ * A local buffer in the TM's local endpoint's device segment is staged
+ * through a host buffer first (Put) or after (Get).  Every operation is
+ * complete when the call returns, which the specification allows for NB
+ * and NBI forms.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic/ad_am.h"
+#include "core/context.h"
+#include "mk/mk.h"
+#include "rma/rma_device.h"
+
+/* Chunks of one operation in flight at once. */
+#define STAGE_WINDOW 16
+
+/* The device of a local range that lies in the device segment bound to
+ * the TM's local endpoint, or NULL (host memory). */
+static struct gexi_device *local_device(gex_TM_t tm, const void *p, size_t n) {
+  const struct gexi_Segment *s = gexi_tm(tm)->ep ? gexi_tm(tm)->ep->segment : NULL;
+  struct gexi_device *d = s ? gexi_mk_device(s->kind) : NULL;
+  if (!d) return NULL;
+  uintptr_t a = (uintptr_t)p, b = (uintptr_t)s->addr;
+  return a >= b && a - b <= s->size && n <= s->size - (a - b) ? d : NULL;
+}
+
+/* This process's device segment bound to endpoint k, holding [a, a + n):
+ * its device, or NULL with *why set. */
+static struct gexi_device *own_target(gex_EP_Index_t k, uintptr_t a, size_t n, const char **why) {
+  struct gexi_device *d = NULL;
+  *why = NULL;
+  pthread_mutex_lock(&gexi_ctx.teams_lock);
+  const struct gexi_EP *ep = k > 0 && k < GEXI_MAX_EPS ? gexi_ctx.eps[k] : NULL;
+  const struct gexi_Segment *s = ep ? ep->segment : NULL;
+  if (!s || !(d = gexi_mk_device(s->kind)))
+    *why = "no device segment is bound to that endpoint";
+  else if (a < (uintptr_t)s->addr || a - (uintptr_t)s->addr > s->size ||
+           n > s->size - (a - (uintptr_t)s->addr))
+    *why = "the range is outside the endpoint's segment";
+  pthread_mutex_unlock(&gexi_ctx.teams_lock);
+  return *why ? NULL : d;
+}
+
+static void dev_copy(const char *fn, struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src,
+                     size_t n) {
+  const char *why = NULL;
+  if (n && d->ops->copy(d, dir, dst, src, n, &why))
+    gexi_fatal("%s: %s device %d: a copy of %zu bytes failed: %s", fn, d->ops->name, d->ordinal,
+               n, why);
+}
+
+/* ---- the target's handlers ----------------------------------------------------- */
+static unsigned src_rank(gex_Token_t t) {
+  gex_Token_Info_t info;
+  gex_Token_Info(t, &info, GEX_TI_SRCRANK);
+  return (unsigned)info.gex_srcrank;
+}
+
+static void mk_put(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t k, gex_AM_Arg_t d0,
+                   gex_AM_Arg_t d1, gex_AM_Arg_t c0, gex_AM_Arg_t c1) {
+  gexi_am_sync_acquire();
+  const char *why;
+  uintptr_t dest = (uintptr_t)gexi_am_u64(d0, d1);
+  struct gexi_device *d = own_target((gex_EP_Index_t)k, dest, n, &why);
+  if (!d)
+    gexi_fatal("device RMA: a Put from rank %u to endpoint %u at %p (%zu bytes): %s",
+               src_rank(t), (unsigned)k, (void *)dest, n, why);
+  dev_copy("device RMA (Put)", d, GEXI_DEV_HTOD, dest, (uintptr_t)buf, n);
+  gexi_am_sync_release();
+  gex_AM_ReplyShort2(t, GEXI_AMIDX_MK_PUT_ACK, 0, c0, c1);
+}
+
+static void mk_put_ack(gex_Token_t t, gex_AM_Arg_t c0, gex_AM_Arg_t c1) {
+  (void)t;
+  gexi_am_sync_acquire();
+  gexi_am_counter_done(gexi_am_ptr(c0, c1), 1);
+}
+
+static void mk_get(gex_Token_t t, gex_AM_Arg_t k, gex_AM_Arg_t s0, gex_AM_Arg_t s1,
+                   gex_AM_Arg_t n, gex_AM_Arg_t d0, gex_AM_Arg_t d1, gex_AM_Arg_t c0,
+                   gex_AM_Arg_t c1) {
+  gexi_am_sync_acquire();
+  const char *why;
+  uintptr_t src = (uintptr_t)gexi_am_u64(s0, s1);
+  size_t len = (uint32_t)n;
+  struct gexi_device *d = own_target((gex_EP_Index_t)k, src, len, &why);
+  if (!d || len > gex_Token_MaxReplyMedium(t, GEX_EVENT_NOW, 0, 4))
+    gexi_fatal("device RMA: a Get by rank %u from endpoint %u at %p (%zu bytes): %s",
+               src_rank(t), (unsigned)k, (void *)src, len,
+               d ? "more than a Reply carries" : why);
+  char *buf = malloc(len ? len : 1);
+  if (!buf) gexi_fatal("device RMA: out of memory");
+  dev_copy("device RMA (Get)", d, GEXI_DEV_DTOH, (uintptr_t)buf, src, len);
+  gexi_am_sync_release();
+  gex_AM_ReplyMedium4(t, GEXI_AMIDX_MK_GET_DATA, buf, len, GEX_EVENT_NOW, 0, d0, d1, c0, c1);
+  free(buf);
+}
+
+static void mk_get_data(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t d0, gex_AM_Arg_t d1,
+                        gex_AM_Arg_t c0, gex_AM_Arg_t c1) {
+  (void)t;
+  gexi_am_sync_acquire();
+  memcpy(gexi_am_ptr(d0, d1), buf, n); /* host memory: the caller's or its staging buffer */
+  gexi_am_counter_done(gexi_am_ptr(c0, c1), 1);
+}
+
+size_t gexi_rma_device_am_entries(gex_AM_Entry_t *e) {
+  const gex_Flags_t mreq = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST,
+                    mrep = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY,
+                    sreq = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST,
+                    srep = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY;
+  e[0] = (gex_AM_Entry_t){GEXI_AMIDX_MK_PUT, (gex_AM_Fn_t)mk_put, mreq, 5, NULL, "gexi_mk_put"};
+  e[1] = (gex_AM_Entry_t){GEXI_AMIDX_MK_PUT_ACK, (gex_AM_Fn_t)mk_put_ack, srep, 2, NULL,
+                          "gexi_mk_put_ack"};
+  e[2] = (gex_AM_Entry_t){GEXI_AMIDX_MK_GET, (gex_AM_Fn_t)mk_get, sreq, 8, NULL, "gexi_mk_get"};
+  e[3] = (gex_AM_Entry_t){GEXI_AMIDX_MK_GET_DATA, (gex_AM_Fn_t)mk_get_data, mrep, 4, NULL,
+                          "gexi_mk_get_data"};
+  return 4;
+}
+
+/* ---- the initiator ------------------------------------------------------------- */
+/* Wait until at most 'limit' chunks are in flight. */
+static void wait_below(_Atomic uint32_t *pending, uint32_t limit) {
+  while (atomic_load_explicit(pending, memory_order_acquire) > limit) {
+    if (gexi_poll(GEXI_POLL_ALL))
+      gexi_busy();
+    else
+      gexi_idle();
+  }
+}
+
+/* Host buffer 'h' <-> [remote, remote + n) of rank's endpoint k, in AM
+ * chunks. */
+static void staged(gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k, int is_write, char *h,
+                   uintptr_t remote, size_t n) {
+  size_t req = gex_AM_LUBRequestMedium(), rep = gex_AM_LUBReplyMedium();
+  size_t chunk = req < rep ? req : rep;
+  _Atomic uint32_t pending = 0;
+  for (size_t off = 0; off < n;) {
+    size_t c = n - off < chunk ? n - off : chunk;
+    wait_below(&pending, STAGE_WINDOW - 1);
+    atomic_fetch_add_explicit(&pending, 1, memory_order_relaxed);
+    gexi_am_sync_release();
+    if (is_write)
+      gex_AM_RequestMedium5(tm, rank, GEXI_AMIDX_MK_PUT, h + off, c, GEX_EVENT_NOW, 0,
+                            (gex_AM_Arg_t)k, GEXI_AM_PTRARGS(remote + off),
+                            GEXI_AM_PTRARGS(&pending));
+    else
+      gex_AM_RequestShort8(tm, rank, GEXI_AMIDX_MK_GET, 0, (gex_AM_Arg_t)k,
+                           GEXI_AM_PTRARGS(remote + off), (gex_AM_Arg_t)c,
+                           GEXI_AM_PTRARGS(h + off), GEXI_AM_PTRARGS(&pending));
+    off += c;
+  }
+  wait_below(&pending, 0);
+}
+
+void gexi_rma_device(const char *fn, gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k,
+                     int is_write, void *local, uintptr_t remote, size_t nbytes) {
+  struct gexi_device *ld = local_device(tm, local, nbytes);
+  const gex_Rank_t j = GEXI_TM_PEERS(tm)[rank].jobrank;
+  if (j == gexi_ctx.rank) { /* loopback: our own device segment */
+    const char *why;
+    struct gexi_device *d = own_target(k, remote, nbytes, &why);
+    if (!d)
+      gexi_fatal("%s: endpoint %u of this rank at %p (%zu bytes): %s", fn, (unsigned)k,
+                 (void *)remote, nbytes, why);
+    if (ld == d) {
+      dev_copy(fn, d, GEXI_DEV_DTOD, is_write ? remote : (uintptr_t)local,
+               is_write ? (uintptr_t)local : remote, nbytes);
+      return;
+    }
+    if (!ld) {
+      dev_copy(fn, d, is_write ? GEXI_DEV_HTOD : GEXI_DEV_DTOH, is_write ? remote : (uintptr_t)local,
+               is_write ? (uintptr_t)local : remote, nbytes);
+      return;
+    }
+  }
+  if (!ld && j != gexi_ctx.rank) {
+    staged(tm, rank, k, is_write, local, remote, nbytes);
+    return;
+  }
+  /* The local buffer is device memory (of another device than the target's,
+   * or the target is another process): through a host buffer. */
+  char *h = malloc(nbytes ? nbytes : 1);
+  if (!h) gexi_fatal("%s: out of memory for a staging buffer of %zu bytes", fn, nbytes);
+  if (is_write) dev_copy(fn, ld, GEXI_DEV_DTOH, (uintptr_t)h, (uintptr_t)local, nbytes);
+  if (j == gexi_ctx.rank) {
+    const char *why;
+    struct gexi_device *d = own_target(k, remote, nbytes, &why);
+    dev_copy(fn, d, is_write ? GEXI_DEV_HTOD : GEXI_DEV_DTOH, is_write ? remote : (uintptr_t)h,
+             is_write ? (uintptr_t)h : remote, nbytes);
+  } else {
+    staged(tm, rank, k, is_write, h, remote, nbytes);
+  }
+  if (!is_write) dev_copy(fn, ld, GEXI_DEV_HTOD, (uintptr_t)local, (uintptr_t)h, nbytes);
+  free(h);
+}

@@ -1,0 +1,16 @@
+/* rma/rma_device.h -- RMA to segments of device memory (rma/rma_device.c;
+ * docs/memory-kinds.md). */
+#ifndef GEXI_RMA_DEVICE_H
+#define GEXI_RMA_DEVICE_H
+
+#include <gasnetex.h>
+
+/* Move nbytes between 'local' (host memory, or the segment of the TM's
+ * local endpoint when that is device memory) and 'remote' in the device
+ * segment of endpoint k of the TM's member 'rank'.  Complete on return. */
+void gexi_rma_device(const char *fn, gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k,
+                     int is_write, void *local, uintptr_t remote, size_t nbytes);
+/* The internal AM handlers of the staged path: fills 'e' (4 entries). */
+size_t gexi_rma_device_am_entries(gex_AM_Entry_t *e);
+
+#endif

@@ -1,0 +1,123 @@
+/* t_mk_rma.c -- RMA into and out of segments of device memory (CUDA_UVA
+ * kinds; docs/memory-kinds.md), every byte checked.
+ *
+ * Every rank makes a CUDA_UVA kind for device 0, a device segment bound to
+ * an endpoint of its own (index 1) and published, and a host buffer.
+ * Without a GPU it runs on the test device (GEX_MK_TEST_DEVICE=host),
+ * whose memory faults when touched other than through its driver: a
+ * device segment reached in place instead of through its device fails
+ * the test at once.  For each size (1 byte to 1 MiB and more than one
+ * staging window), and for each writer w and target t = w + 1 (itself when
+ * alone: loopback):
+ *   1. w Puts its pattern from host memory into its slot of t's device
+ *      segment (blocking, NB, NBI in turn);
+ *   2. barrier; reader r = w + 2 Gets that slot back into host memory
+ *      (blocking, NB, NBI in turn) and checks it is w's pattern, with a
+ *      guard on each side of its buffer untouched;
+ *   3. barrier; t copies the slot device to device, through its own
+ *      endpoint's pair (local buffer in its device segment) into a second
+ *      slot of reader r's segment, and r checks that slot as in 2.
+ *
+ * With GEX_MK_TEST_DEVICE set the kind must be made; without it the
+ * machine's GPU is used, and the test SKIPs (status 77) where there is
+ * none.
+ */
+#include "test_util.h"
+
+#include <gasnet.h> /* gasnet_exit */
+#include <gasnet_mk.h>
+
+enum { GUARD = 64 };
+
+int main(int argc, char **argv) {
+  test_init(&argc, &argv, "t_mk_rma", GASNET_PAGESIZE, NULL, 0);
+  const int want_test = getenv("GEX_MK_TEST_DEVICE") != NULL;
+  gex_MK_Create_args_t args;
+  memset(&args, 0, sizeof args);
+  args.gex_class = GEX_MK_CLASS_CUDA_UVA;
+  args.gex_args.gex_class_cuda_uva.gex_CUdevice = 0;
+  gex_MK_t kind;
+  int rc = gex_MK_Create(&kind, T.client, &args, 0);
+  if (rc == GASNET_ERR_RESOURCE && !want_test) { /* (every rank alike: one machine) */
+    test_log0("SKIP: t_mk_rma: no CUDA device here (gex_MK_Create said why above)");
+    test_barrier();
+    gasnet_exit(77);
+  }
+  CHECK(rc == GASNET_OK);
+
+  const size_t sizes[] = {1, 7, 8, 4099, 65536 * 3 + 5, 1 << 20, (4 << 20) + 24};
+  const size_t nsizes = sizeof sizes / sizeof sizes[0];
+  const size_t max = sizes[nsizes - 1];
+  const size_t slot = (max + 4095) & ~(size_t)4095;
+  gex_Segment_t seg;
+  CHECK(gex_Segment_Create(&seg, T.client, NULL, 2 * slot, kind, 0) == GASNET_OK);
+  gex_EP_t dep;
+  CHECK(gex_EP_Create(&dep, T.client, GEX_EP_CAPABILITY_RMA, 0) == GASNET_OK);
+  CHECK(gex_EP_QueryIndex(dep) == 1);
+  CHECK(gex_EP_BindSegment(dep, seg, 0) == GASNET_OK);
+  CHECK(gex_EP_PublishBoundSegment(T.tm, &dep, 1, 0) == GASNET_OK);
+  /* Every rank's segment base, for addresses in it. */
+  uintptr_t *base = calloc(T.size, sizeof *base);
+  CHECK(base);
+  for (gex_Rank_t r = 0; r < T.size; r++) {
+    void *owner_addr = NULL;
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(gex_TM_Pair(T.ep, 1), r, &owner_addr, NULL, NULL, 0));
+    base[r] = (uintptr_t)owner_addr;
+    CHECK(base[r] != 0);
+  }
+  CHECK(base[T.rank] == (uintptr_t)gex_Segment_QueryAddr(seg));
+  gex_TM_t to_dev = gex_TM_Pair(T.ep, 1); /* host endpoint -> device segments */
+  gex_TM_t dev_dev = gex_TM_Pair(dep, 1); /* device endpoint -> device segments */
+
+  unsigned char *buf = malloc(max + 2 * GUARD);
+  CHECK(buf);
+  gex_Rank_t n = T.size, me = T.rank;
+  /* slot 0 of rank X is written by X - 1; I read (and check) the slot 0 of
+   * me - 1, written by me - 2; my slot 1 gets, from me - 1, its slot 0,
+   * written by me - 2 too. */
+  gex_Rank_t target = (me + 1) % n, writer = (me + 2 * n - 2) % n;
+  for (size_t i = 0; i < nsizes; i++) {
+    size_t len = sizes[i];
+    int form = (int)(i % 3);
+    /* 1. my pattern into slot 0 of my target's segment */
+    uint64_t seed = test_seed(me, len, 1, 0);
+    test_fill(buf, len, seed);
+    void *dst = (void *)base[target];
+    if (form == 0)
+      gex_RMA_PutBlocking(to_dev, target, dst, buf, len, 0);
+    else if (form == 1)
+      gex_Event_Wait(gex_RMA_PutNB(to_dev, target, dst, buf, len, GEX_EVENT_NOW, 0));
+    else {
+      CHECK(gex_RMA_PutNBI(to_dev, target, dst, buf, len, GEX_EVENT_NOW, 0) == 0);
+      gex_NBI_Wait(GEX_EC_PUT, 0);
+    }
+    test_barrier();
+    /* 2. the writer two ranks back put its pattern into slot 0 of its target */
+    gex_Rank_t wt = (writer + 1) % n;
+    memset(buf, 0xEE, max + 2 * GUARD);
+    void *src = (void *)base[wt];
+    if (form == 0)
+      gex_RMA_GetBlocking(to_dev, buf + GUARD, wt, src, len, 0);
+    else if (form == 1)
+      gex_Event_Wait(gex_RMA_GetNB(to_dev, buf + GUARD, wt, src, len, 0));
+    else {
+      CHECK(gex_RMA_GetNBI(to_dev, buf + GUARD, wt, src, len, 0) == 0);
+      gex_NBI_Wait(GEX_EC_GET, 0);
+    }
+    CHECK_PATTERN(buf + GUARD, len, test_seed(writer, len, 1, 0));
+    CHECK_BYTES(buf, GUARD, 0xEE);
+    CHECK_BYTES(buf + GUARD + len, GUARD, 0xEE);
+    test_barrier();
+    /* 3. slot 0 of my segment, device to device, into slot 1 of my target's */
+    gex_RMA_PutBlocking(dev_dev, target, (void *)(base[target] + slot), (void *)base[me], len, 0);
+    test_barrier();
+    memset(buf, 0xEE, max + 2 * GUARD);
+    gex_RMA_GetBlocking(to_dev, buf + GUARD, me, (void *)(base[me] + slot), len, 0);
+    CHECK_PATTERN(buf + GUARD, len, test_seed(writer, len, 1, 0));
+    CHECK_BYTES(buf + GUARD + len, GUARD, 0xEE);
+    test_barrier();
+  }
+  free(buf);
+  free(base);
+  test_finish();
+}
