@@ -1,0 +1,290 @@
+/* mkbench.c -- device memory kinds: the CUDA floors beside libgex's RMA
+ * into and out of device segments, in one run (docs/memory-kinds.md).
+ *
+ *   gexrun -n 2 mkbench [--smoke]
+ *
+ * Rank 0 measures; rank 1 owns the neighbour's device segment.  Both use
+ * CUDA device 0 (a CUDA_UVA kind, gex_MK_Create).  Rows, for 8 bytes
+ * (microseconds per blocking operation) and 4 MiB (MiB/s = 2^20 bytes/s):
+ *
+ *   floors, by the CUDA driver itself (loaded with dlopen, so that this
+ *   program builds and runs where there is none; "not measured" then):
+ *     cuMemcpyHtoD / DtoH from and to pageable (malloc) and pinned
+ *     (cuMemAllocHost) host memory, cuMemcpyDtoD within the device, and
+ *     HtoD into rank 1's allocation opened through a CUDA IPC handle;
+ *   libgex, through TM-pairs:
+ *     Put host -> rank 1's device segment, Get it back to host memory,
+ *     Put rank 0's device segment -> rank 1's (device to device), and Put
+ *     host -> rank 0's own device segment (loopback);
+ *   and the ratios the targets of docs/memory-kinds.md name.
+ *
+ * With GEX_MK_TEST_DEVICE=host the libgex rows run on the host-memory test
+ * device (the staged path's own cost; the floors are not measured).
+ * --smoke: a few iterations, every moved byte of the last transfer of each
+ * libgex row checked, "PASS" at the end (a ctest runs it).
+ */
+#include <dlfcn.h>
+#include <gasnet.h>
+#include <gasnet_mk.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BIG ((size_t)4 << 20)
+
+/* ---- the CUDA driver, as far as the floors need it --------------------------- */
+typedef struct {
+  char reserved[64];
+} ipc_handle_t;
+struct cu {
+  int (*init)(unsigned);
+  int (*device_get)(int *, int);
+  int (*primary_retain)(void **, int);
+  int (*set_current)(void *);
+  int (*alloc)(uint64_t *, size_t);
+  int (*alloc_host)(void **, size_t);
+  int (*htod)(uint64_t, const void *, size_t);
+  int (*dtoh)(void *, uint64_t, size_t);
+  int (*dtod)(uint64_t, uint64_t, size_t);
+  int (*ipc_get)(ipc_handle_t *, uint64_t);
+  int (*ipc_open)(uint64_t *, ipc_handle_t, unsigned);
+};
+
+/* 0 when the driver is there and device 0 is current on this thread. */
+static int cu_load(struct cu *c, const char **why) {
+  if (getenv("GEX_MK_TEST_DEVICE")) {
+    *why = "the test device (GEX_MK_TEST_DEVICE) is in use";
+    return 1;
+  }
+  void *h = dlopen(getenv("GEX_CUDA_DRIVER") ? getenv("GEX_CUDA_DRIVER") : "libcuda.so.1",
+                   RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    *why = "no CUDA driver";
+    return 1;
+  }
+  struct {
+    void **slot;
+    const char *name;
+  } e[] = {{(void **)&c->init, "cuInit"},
+           {(void **)&c->device_get, "cuDeviceGet"},
+           {(void **)&c->primary_retain, "cuDevicePrimaryCtxRetain"},
+           {(void **)&c->set_current, "cuCtxSetCurrent"},
+           {(void **)&c->alloc, "cuMemAlloc_v2"},
+           {(void **)&c->alloc_host, "cuMemAllocHost_v2"},
+           {(void **)&c->htod, "cuMemcpyHtoD_v2"},
+           {(void **)&c->dtoh, "cuMemcpyDtoH_v2"},
+           {(void **)&c->dtod, "cuMemcpyDtoD_v2"},
+           {(void **)&c->ipc_get, "cuIpcGetMemHandle"},
+           {(void **)&c->ipc_open, "cuIpcOpenMemHandle_v2"}};
+  for (size_t i = 0; i < sizeof e / sizeof e[0]; i++)
+    if (!(*e[i].slot = dlsym(h, e[i].name))) {
+      *why = "the CUDA driver lacks an entry point";
+      return 1;
+    }
+  int dev;
+  void *ctx;
+  if (c->init(0) || c->device_get(&dev, 0) || c->primary_retain(&ctx, dev) || c->set_current(ctx)) {
+    *why = "the CUDA driver cannot use device 0";
+    return 1;
+  }
+  return 0;
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static long iters_small = 2000, iters_big = 50;
+
+static void row(const char *what, double small_us, double big_mibs) {
+  char a[32] = "not measured", b[32] = "not measured";
+  if (small_us >= 0) snprintf(a, sizeof a, "%.3f", small_us);
+  if (big_mibs >= 0) snprintf(b, sizeof b, "%.0f", big_mibs);
+  printf("  %-58s %14s %14s\n", what, a, b);
+}
+
+#define TIME_LOOP(n, stmt)                          \
+  ({                                                \
+    double t0_ = now();                             \
+    for (long i_ = 0; i_ < (n); i_++) { stmt; }     \
+    (now() - t0_) / (double)(n);                    \
+  })
+#define US(sec) ((sec) * 1e6)
+#define MIBS(sec) ((double)BIG / (sec) / 1048576.0)
+
+/* The floors: rank 0 alone, peer: rank 1's allocation opened by IPC (0: none). */
+static void floors(struct cu *c, int ok, uint64_t peer, double *htod8_pinned,
+                   double *htod_big_pinned, double *dtod_big) {
+  if (!ok) {
+    row("cuMemcpyHtoD, pageable", -1, -1);
+    row("cuMemcpyHtoD, pinned", -1, -1);
+    row("cuMemcpyDtoH, pageable", -1, -1);
+    row("cuMemcpyDtoH, pinned", -1, -1);
+    row("cuMemcpyDtoD, one device", -1, -1);
+    row("cuMemcpyHtoD, pinned, into rank 1's memory (IPC handle)", -1, -1);
+    return;
+  }
+  uint64_t d, d2;
+  void *pinned;
+  char *pageable = malloc(BIG);
+  if (c->alloc(&d, BIG) || c->alloc(&d2, BIG) || c->alloc_host(&pinned, BIG) || !pageable) {
+    printf("mkbench: cannot allocate the floors' buffers\n");
+    exit(1);
+  }
+  memset(pageable, 1, BIG);
+  memset(pinned, 1, BIG);
+  double s;
+  s = TIME_LOOP(iters_small, c->htod(d, pageable, 8));
+  double b = TIME_LOOP(iters_big, c->htod(d, pageable, BIG));
+  row("cuMemcpyHtoD, pageable", US(s), MIBS(b));
+  s = TIME_LOOP(iters_small, c->htod(d, pinned, 8));
+  b = TIME_LOOP(iters_big, c->htod(d, pinned, BIG));
+  *htod8_pinned = US(s);
+  *htod_big_pinned = MIBS(b);
+  row("cuMemcpyHtoD, pinned", US(s), MIBS(b));
+  s = TIME_LOOP(iters_small, c->dtoh(pageable, d, 8));
+  b = TIME_LOOP(iters_big, c->dtoh(pageable, d, BIG));
+  row("cuMemcpyDtoH, pageable", US(s), MIBS(b));
+  s = TIME_LOOP(iters_small, c->dtoh(pinned, d, 8));
+  b = TIME_LOOP(iters_big, c->dtoh(pinned, d, BIG));
+  row("cuMemcpyDtoH, pinned", US(s), MIBS(b));
+  s = TIME_LOOP(iters_small, c->dtod(d2, d, 8));
+  b = TIME_LOOP(iters_big, c->dtod(d2, d, BIG));
+  *dtod_big = MIBS(b);
+  row("cuMemcpyDtoD, one device", US(s), MIBS(b));
+  if (peer) {
+    s = TIME_LOOP(iters_small, c->htod(peer, pinned, 8));
+    b = TIME_LOOP(iters_big, c->htod(peer, pinned, BIG));
+    row("cuMemcpyHtoD, pinned, into rank 1's memory (IPC handle)", US(s), MIBS(b));
+  } else {
+    row("cuMemcpyHtoD, pinned, into rank 1's memory (IPC handle)", -1, -1);
+  }
+  free(pageable);
+}
+
+int main(int argc, char **argv) {
+  gex_Client_t client;
+  gex_EP_t ep;
+  gex_TM_t tm;
+  if (gex_Client_Init(&client, &ep, &tm, "mkbench", &argc, &argv, 0) != GASNET_OK) return 1;
+  int smoke = argc > 1 && !strcmp(argv[1], "--smoke");
+  if (smoke) iters_small = 20, iters_big = 2;
+  gex_Rank_t me = gex_TM_QueryRank(tm), n = gex_TM_QuerySize(tm);
+  if (n != 2) {
+    if (me == 0) fprintf(stderr, "mkbench: run with 2 ranks (gexrun -n 2 mkbench)\n");
+    gasnet_exit(2);
+  }
+  gex_Segment_t hseg;
+  if (gex_Segment_Attach(&hseg, tm, 4096) != GASNET_OK) gasnet_exit(1);
+  ipc_handle_t *hs = gex_Segment_QueryAddr(hseg); /* rank 1's IPC handle lands in rank 0's */
+
+  /* The floors' driver, and rank 1's IPC export. */
+  struct cu c;
+  memset(&c, 0, sizeof c);
+  const char *why = NULL;
+  int cu_ok = !cu_load(&c, &why);
+  uint64_t mine = 0, peer = 0;
+  if (cu_ok && me == 1) {
+    ipc_handle_t h;
+    if (c.alloc(&mine, BIG) || c.ipc_get(&h, mine)) cu_ok = 0;
+    else gex_RMA_PutBlocking(tm, 0, hs, &h, sizeof h, 0);
+  }
+  gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+  if (cu_ok && me == 0 && c.ipc_open(&peer, *hs, 1 /* CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS */))
+    peer = 0;
+
+  /* libgex: a CUDA_UVA kind, a device segment of 2 x 4 MiB bound to
+   * endpoint 1 and published. */
+  gex_MK_Create_args_t args;
+  memset(&args, 0, sizeof args);
+  args.gex_class = GEX_MK_CLASS_CUDA_UVA;
+  args.gex_args.gex_class_cuda_uva.gex_CUdevice = 0;
+  gex_MK_t kind;
+  int mk_ok = gex_MK_Create(&kind, client, &args, 0) == GASNET_OK;
+  gex_Segment_t dseg;
+  gex_EP_t dep;
+  if (mk_ok && (gex_Segment_Create(&dseg, client, NULL, 2 * BIG, kind, 0) != GASNET_OK ||
+                gex_EP_Create(&dep, client, GEX_EP_CAPABILITY_RMA, 0) != GASNET_OK ||
+                gex_EP_BindSegment(dep, dseg, 0) != GASNET_OK))
+    gasnet_exit(1);
+  if (mk_ok && gex_EP_PublishBoundSegment(tm, &dep, 1, 0) != GASNET_OK) gasnet_exit(1);
+  void *remote = NULL;
+  gex_TM_t h2d = GEX_TM_INVALID, d2d = GEX_TM_INVALID;
+  if (mk_ok) {
+    h2d = gex_TM_Pair(ep, 1);
+    d2d = gex_TM_Pair(dep, 1);
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(h2d, 1, &remote, NULL, NULL, 0));
+  }
+
+  if (me == 0) {
+    printf("mkbench: CUDA device 0; rank 0 measures, rank 1 owns the neighbour's memory; 8 B: us "
+           "per blocking operation (%ld), 4 MiB: MiB/s (%ld)\n", iters_small, iters_big);
+    printf("  %-58s %14s %14s\n", "operation", "8 B (us)", "4 MiB (MiB/s)");
+    double htod8 = -1, htodbig = -1, dtodbig = -1;
+    if (!cu_ok) printf("  (floors not measured: %s)\n", why);
+    floors(&c, cu_ok, peer, &htod8, &htodbig, &dtodbig);
+    double put8 = -1, putbig = -1, ddbig = -1;
+    if (!mk_ok) {
+      printf("  (libgex rows not measured: gex_MK_Create refused a CUDA_UVA kind)\n");
+    } else {
+      char *buf = malloc(BIG), *back = malloc(BIG);
+      if (!buf || !back) gasnet_exit(1);
+      for (size_t i = 0; i < BIG; i++) buf[i] = (char)(i * 7 + 3);
+      char *mine_dev = gex_Segment_QueryAddr(dseg);
+      double s, b;
+      s = TIME_LOOP(iters_small, gex_RMA_PutBlocking(h2d, 1, remote, buf, 8, 0));
+      b = TIME_LOOP(iters_big, gex_RMA_PutBlocking(h2d, 1, remote, buf, BIG, 0));
+      put8 = US(s);
+      putbig = MIBS(b);
+      row("libgex Put, host -> rank 1's device segment", US(s), MIBS(b));
+      s = TIME_LOOP(iters_small, gex_RMA_GetBlocking(h2d, back, 1, remote, 8, 0));
+      b = TIME_LOOP(iters_big, gex_RMA_GetBlocking(h2d, back, 1, remote, BIG, 0));
+      row("libgex Get, rank 1's device segment -> host", US(s), MIBS(b));
+      int bad = memcmp(back, buf, BIG) != 0;
+      gex_RMA_PutBlocking(h2d, 0, mine_dev, buf, BIG, 0); /* loopback, and the source below */
+      s = TIME_LOOP(iters_small, gex_RMA_PutBlocking(d2d, 1, (char *)remote + BIG, mine_dev, 8, 0));
+      b = TIME_LOOP(iters_big, gex_RMA_PutBlocking(d2d, 1, (char *)remote + BIG, mine_dev, BIG, 0));
+      ddbig = MIBS(b);
+      row("libgex Put, rank 0's device segment -> rank 1's", US(s), MIBS(b));
+      memset(back, 0, BIG);
+      gex_RMA_GetBlocking(h2d, back, 1, (char *)remote + BIG, BIG, 0);
+      bad |= memcmp(back, buf, BIG) != 0;
+      s = TIME_LOOP(iters_small, gex_RMA_PutBlocking(h2d, 0, mine_dev, buf, 8, 0));
+      b = TIME_LOOP(iters_big, gex_RMA_PutBlocking(h2d, 0, mine_dev, buf, BIG, 0));
+      row("libgex Put, host -> rank 0's own device segment (loopback)", US(s), MIBS(b));
+      memset(back, 0, BIG);
+      gex_RMA_GetBlocking(h2d, back, 0, mine_dev, BIG, 0);
+      bad |= memcmp(back, buf, BIG) != 0;
+      if (bad) {
+        printf("mkbench: FAIL: data moved by libgex does not match\n");
+        gasnet_exit(1);
+      }
+      free(buf);
+      free(back);
+    }
+    printf("  targets (docs/memory-kinds.md):\n");
+    if (put8 >= 0 && htod8 > 0)
+      printf("    8 B Put host -> neighbour's device / pinned cuMemcpyHtoD: %.2fx (target <= 1.3x)\n",
+             put8 / htod8);
+    else
+      printf("    8 B Put host -> neighbour's device / pinned cuMemcpyHtoD: not measured\n");
+    if (putbig >= 0 && htodbig > 0)
+      printf("    4 MiB Put host -> device, share of pinned HtoD bandwidth: %.0f%% (target >= 90%%)\n",
+             100 * putbig / htodbig);
+    else
+      printf("    4 MiB Put host -> device, share of pinned HtoD bandwidth: not measured\n");
+    if (ddbig >= 0 && dtodbig > 0)
+      printf("    4 MiB Put device -> device (two ranks), share of cuMemcpyDtoD: %.0f%% (target >= "
+             "80%%)\n", 100 * ddbig / dtodbig);
+    else
+      printf("    4 MiB Put device -> device (two ranks), share of cuMemcpyDtoD: not measured\n");
+    if (smoke) printf("PASS mkbench (2 ranks)\n");
+    fflush(stdout);
+  }
+  gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+  gasnet_exit(0);
+}
