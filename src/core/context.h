@@ -143,6 +143,8 @@ struct gexi_ep_tab {
   /* By jobrank: 1 when its segment at this index is device memory
    * (reached through rma/rma_device.c; its entry's 'local' is clear). */
   uint8_t *device;
+  /* By jobrank, made at the first neighbour's device segment (mk/mk.h). */
+  struct gexi_dev_peer *dev_peers;
 };
 
 struct gexi_Client {

@@ -116,6 +116,9 @@ struct pub_rec {
   uint64_t pid;
   uint64_t fd_plus1; /* libgex-allocated memory: its descriptor + 1; 0: client memory */
   uint64_t device;   /* 1: device memory (mk/mk.h) */
+  /* Device memory that neighbours may open (ipc_ok 1): its description. */
+  uint64_t ipc_ok, ipc_offset;
+  uint64_t ipc[GEXI_DEV_IPC_BYTES / 8];
 };
 _Static_assert(sizeof(struct pub_rec) % sizeof(uint64_t) == 0, "records are 64-bit words");
 
@@ -135,6 +138,14 @@ static void make_record(struct pub_rec *r, const struct gexi_EP *ep) {
   r->pid = (uint64_t)getpid();
   r->fd_plus1 = s->fd >= 0 ? (uint64_t)s->fd + 1 : 0;
   r->device = !gexi_mk_is_host(s->kind);
+  struct gexi_device *d = gexi_mk_device(s->kind);
+  struct gexi_dev_ipc h;
+  const char *why;
+  if (d && !d->ops->ipc_export(d, (uintptr_t)s->addr, &h, &why)) {
+    r->ipc_ok = 1;
+    r->ipc_offset = h.offset;
+    memcpy(r->ipc, h.bytes, sizeof r->ipc);
+  }
 }
 
 /* Fill the entry of the endpoint that sent r (already checked) in its
@@ -155,7 +166,8 @@ static void learn(const struct pub_rec *r) {
   gex_Rank_t li = gexi_ctx.local_index[j];
   intptr_t delta = 0;
   uint32_t local = 0;
-  if (r->device > 1 || (r->device && (k == 0 || r->fd_plus1)))
+  if (r->device > 1 || r->ipc_ok > 1 || (r->device && (k == 0 || r->fd_plus1)) ||
+      (r->ipc_ok && !r->device))
     gexi_fatal("gex_EP_PublishBoundSegment: malformed record from rank %u", (unsigned)j);
   if (r->device) {
     p->seg_base = (uintptr_t)r->base;
@@ -163,6 +175,14 @@ static void learn(const struct pub_rec *r) {
     p->delta = 0;
     p->local = 0;
     tab->device[j] = 1;
+    if (li != GEX_RANK_INVALID && r->ipc_ok && j != gexi_ctx.rank) {
+      if (!tab->dev_peers && !(tab->dev_peers = calloc(gexi_ctx.size, sizeof *tab->dev_peers)))
+        gexi_fatal("out of memory");
+      struct gexi_dev_peer *dp = &tab->dev_peers[j];
+      memcpy(dp->h.bytes, r->ipc, sizeof dp->h.bytes);
+      dp->h.offset = r->ipc_offset;
+      dp->has_h = true;
+    }
     return;
   }
   if (li != GEX_RANK_INVALID && r->fd_plus1) {

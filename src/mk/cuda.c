@@ -52,10 +52,23 @@ typedef unsigned long long gexi_CUdeviceptr;
   X(cuPointerGetAttribute, "cuPointerGetAttribute", (void *, unsigned int, gexi_CUdeviceptr))    \
   X(cuGetErrorString, "cuGetErrorString", (gexi_CUresult, const char **))
 
+/* The IPC entry points take the driver's 64-byte handle structure (by
+ * value, to open one); their declarations are checked by size only, as
+ * that structure's tag is the driver's. */
+typedef struct {
+  char reserved[64];
+} gexi_CUipcMemHandle;
+#define GEXI_CU_IPC_ENTRIES(X)                                                          \
+  X(cuIpcGetMemHandle, "cuIpcGetMemHandle", (gexi_CUipcMemHandle *, gexi_CUdeviceptr))  \
+  X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle_v2",                                        \
+    (gexi_CUdeviceptr *, gexi_CUipcMemHandle, unsigned int))
+#define GEXI_CU_IPC_LAZY_ENABLE_PEER_ACCESS 1
+
 struct cu {
   void *lib;
 #define X(f, sym, args) gexi_CUresult(*fn_##f) args;
   GEXI_CU_ENTRIES(X)
+  GEXI_CU_IPC_ENTRIES(X)
 #undef X
   gexi_CUdevice dev;
   gexi_CUcontext ctx;
@@ -75,6 +88,9 @@ _Static_assert(sizeof(CUdevice) == sizeof(gexi_CUdevice), "CUdevice");
 _Static_assert(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL == GEXI_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                "CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL");
 _Static_assert(CUDA_SUCCESS == 0, "CUDA_SUCCESS");
+_Static_assert(sizeof(CUipcMemHandle) == sizeof(gexi_CUipcMemHandle), "CUipcMemHandle");
+_Static_assert(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS == GEXI_CU_IPC_LAZY_ENABLE_PEER_ACCESS,
+               "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS");
 #endif
 
 static struct cu *C(struct gexi_device *d) { return d->impl; }
@@ -144,6 +160,44 @@ static int cu_copy(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src,
   return r != 0;
 }
 
+_Static_assert(sizeof(gexi_CUipcMemHandle) <= GEXI_DEV_IPC_BYTES, "an IPC handle fits");
+
+static int cu_ipc_export(struct gexi_device *d, uintptr_t ptr, struct gexi_dev_ipc *h,
+                         const char **why) {
+  struct cu *c = C(d);
+  gexi_CUdeviceptr base = 0;
+  size_t size = 0;
+  gexi_CUipcMemHandle ih;
+  gexi_CUresult r;
+  IN_CTX(c, r, c->fn_cuMemGetAddressRange(&base, &size, (gexi_CUdeviceptr)ptr));
+  if (!r) IN_CTX(c, r, c->fn_cuIpcGetMemHandle(&ih, base));
+  if (r) {
+    *why = cu_error(c, r);
+    return 1;
+  }
+  memset(h, 0, sizeof *h);
+  memcpy(h->bytes, &ih, sizeof ih);
+  h->offset = ptr - (uintptr_t)base;
+  return 0;
+}
+
+static int cu_ipc_open(struct gexi_device *d, const struct gexi_dev_ipc *h, size_t n,
+                       uintptr_t *ptr, const char **why) {
+  struct cu *c = C(d);
+  gexi_CUipcMemHandle ih;
+  gexi_CUdeviceptr p = 0;
+  gexi_CUresult r;
+  (void)n;
+  memcpy(&ih, h->bytes, sizeof ih);
+  IN_CTX(c, r, c->fn_cuIpcOpenMemHandle(&p, ih, GEXI_CU_IPC_LAZY_ENABLE_PEER_ACCESS));
+  if (r) {
+    *why = cu_error(c, r);
+    return 1;
+  }
+  *ptr = (uintptr_t)p + h->offset; /* open while the process lives (its owner never frees it) */
+  return 0;
+}
+
 static void cu_close(struct gexi_device *d) {
   struct cu *c = C(d);
   (void)c->fn_cuDevicePrimaryCtxRelease(c->dev);
@@ -158,6 +212,8 @@ static const struct gexi_device_ops cu_ops = {
     .free = cu_free,
     .owns = cu_owns,
     .copy = cu_copy,
+    .ipc_export = cu_ipc_export,
+    .ipc_open = cu_ipc_open,
     .close = cu_close,
 };
 
@@ -182,6 +238,7 @@ struct gexi_device *gexi_cuda_open(int ordinal, char *why, size_t len) {
     goto fail;                                                                          \
   }
   GEXI_CU_ENTRIES(X)
+  GEXI_CU_IPC_ENTRIES(X)
 #undef X
   gexi_CUresult r = c->fn_cuInit(0);
   int count = 0;

@@ -23,6 +23,14 @@
 /* The direction of a copy. */
 enum { GEXI_DEV_HTOD = 0, GEXI_DEV_DTOH = 1, GEXI_DEV_DTOD = 2 };
 
+/* What another process of the node needs to open an allocation
+ * (ipc_export / ipc_open): opaque bytes, the backend's own. */
+#define GEXI_DEV_IPC_BYTES 64
+struct gexi_dev_ipc {
+  unsigned char bytes[GEXI_DEV_IPC_BYTES];
+  uint64_t offset; /* of the exported address in its allocation */
+};
+
 struct gexi_device;
 
 struct gexi_device_ops {
@@ -36,6 +44,15 @@ struct gexi_device_ops {
    * non-zero with *why set. */
   int (*copy)(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src, size_t n,
               const char **why);
+  /* Neighbours: describe the allocation holding ptr for another process
+   * of this node (0, or non-zero with *why set); open one so described
+   * (n bytes from the exported address), giving its address here, through
+   * which this device's copies reach it -- or non-zero with *why set (the
+   * caller then takes another way). */
+  int (*ipc_export)(struct gexi_device *d, uintptr_t ptr, struct gexi_dev_ipc *h,
+                    const char **why);
+  int (*ipc_open)(struct gexi_device *d, const struct gexi_dev_ipc *h, size_t n, uintptr_t *ptr,
+                  const char **why);
   void (*close)(struct gexi_device *d);
 };
 

@@ -8,13 +8,22 @@
  * private read-write one behind it (the "device's memory"), reached only
  * through this table's copies.  A load or store by libgex through a
  * device address faults at once instead of passing unnoticed.
+ *
+ * The memory behind an allocation is a memory file (memfd), so that a
+ * neighbour can open it as a GPU's IPC handle is opened: the handle names
+ * the owner's process and descriptor (/proc/<pid>/fd/<fd>, as libgex maps
+ * its neighbours' segments), and the opener gets an allocation of its own
+ * over the same memory -- a new inaccessible device address, a shared
+ * mapping behind it -- which its copies reach like any other.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "mk/device.h"
 
@@ -22,6 +31,14 @@ struct tdev_alloc {
   uintptr_t addr; /* the device address: PROT_NONE */
   char *mem;      /* the memory behind it */
   size_t len;
+  int fd;         /* our allocation's memory file; -1: a neighbour's, opened */
+};
+
+#define TDEV_IPC_MAGIC 0x7665647473657467ull /* "gtestdev" */
+struct tdev_ipc {
+  uint64_t magic;
+  int64_t pid, fd;
+  uint64_t len;
 };
 
 struct tdev {
@@ -40,14 +57,11 @@ static struct tdev_alloc *find(struct tdev *t, uintptr_t p, size_t n) {
   return NULL;
 }
 
-static int tdev_alloc(struct gexi_device *d, size_t n, uintptr_t *ptr, const char **why) {
-  struct tdev *t = T(d);
+/* Record an allocation: a fresh device address over 'mem'. */
+static int add(struct tdev *t, char *mem, size_t n, int fd, uintptr_t *ptr, const char **why) {
   void *addr = mmap(NULL, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  void *mem = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (addr == MAP_FAILED || mem == MAP_FAILED) {
+  if (addr == MAP_FAILED) {
     *why = strerror(errno);
-    if (addr != MAP_FAILED) munmap(addr, n);
-    if (mem != MAP_FAILED) munmap(mem, n);
     return 1;
   }
   pthread_mutex_lock(&t->lock);
@@ -57,16 +71,39 @@ static int tdev_alloc(struct gexi_device *d, size_t n, uintptr_t *ptr, const cha
     if (!a) {
       pthread_mutex_unlock(&t->lock);
       munmap(addr, n);
-      munmap(mem, n);
       *why = "out of memory";
       return 1;
     }
     t->a = a;
     t->cap = cap;
   }
-  t->a[t->n++] = (struct tdev_alloc){(uintptr_t)addr, mem, n};
+  t->a[t->n++] = (struct tdev_alloc){(uintptr_t)addr, mem, n, fd};
   pthread_mutex_unlock(&t->lock);
   *ptr = (uintptr_t)addr;
+  return 0;
+}
+
+static void drop(struct tdev_alloc *a) {
+  munmap((void *)a->addr, a->len);
+  munmap(a->mem, a->len);
+  if (a->fd >= 0) close(a->fd);
+}
+
+static int tdev_alloc(struct gexi_device *d, size_t n, uintptr_t *ptr, const char **why) {
+  int fd = memfd_create("gex-test-device", MFD_CLOEXEC);
+  void *mem = MAP_FAILED;
+  if (fd >= 0 && ftruncate(fd, (off_t)n) == 0)
+    mem = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (mem == MAP_FAILED) {
+    *why = strerror(errno);
+    if (fd >= 0) close(fd);
+    return 1;
+  }
+  if (add(T(d), mem, n, fd, ptr, why)) {
+    munmap(mem, n);
+    close(fd);
+    return 1;
+  }
   return 0;
 }
 
@@ -74,9 +111,8 @@ static void tdev_free(struct gexi_device *d, uintptr_t ptr) {
   struct tdev *t = T(d);
   pthread_mutex_lock(&t->lock);
   for (size_t i = 0; i < t->n; i++)
-    if (t->a[i].addr == ptr) {
-      munmap((void *)ptr, t->a[i].len);
-      munmap(t->a[i].mem, t->a[i].len);
+    if (t->a[i].addr == ptr && t->a[i].fd >= 0) {
+      drop(&t->a[i]);
       t->a[i] = t->a[--t->n];
       break;
     }
@@ -110,12 +146,50 @@ static int tdev_copy(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t sr
   return 1;
 }
 
+static int tdev_ipc_export(struct gexi_device *d, uintptr_t ptr, struct gexi_dev_ipc *h,
+                           const char **why) {
+  struct tdev *t = T(d);
+  pthread_mutex_lock(&t->lock);
+  struct tdev_alloc *a = find(t, ptr, 0);
+  struct tdev_ipc ti = {TDEV_IPC_MAGIC, (int64_t)getpid(), a ? a->fd : -1, a ? a->len : 0};
+  uintptr_t base = a ? a->addr : 0;
+  pthread_mutex_unlock(&t->lock);
+  if (!a || ti.fd < 0) {
+    *why = "not an allocation of this process on this device";
+    return 1;
+  }
+  memset(h, 0, sizeof *h);
+  memcpy(h->bytes, &ti, sizeof ti);
+  h->offset = ptr - base;
+  return 0;
+}
+
+static int tdev_ipc_open(struct gexi_device *d, const struct gexi_dev_ipc *h, size_t n,
+                         uintptr_t *ptr, const char **why) {
+  struct tdev_ipc ti;
+  memcpy(&ti, h->bytes, sizeof ti);
+  if (ti.magic != TDEV_IPC_MAGIC || h->offset > ti.len || n > ti.len - h->offset) {
+    *why = "not a test device's handle";
+    return 1;
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%lld/fd/%lld", (long long)ti.pid, (long long)ti.fd);
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  void *mem = fd < 0 ? MAP_FAILED : mmap(NULL, ti.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (fd >= 0) close(fd);
+  uintptr_t base;
+  if (mem == MAP_FAILED || add(T(d), mem, ti.len, -1, &base, why)) {
+    if (mem == MAP_FAILED) *why = strerror(errno);
+    else munmap(mem, ti.len);
+    return 1;
+  }
+  *ptr = base + h->offset;
+  return 0;
+}
+
 static void tdev_close(struct gexi_device *d) {
   struct tdev *t = T(d);
-  for (size_t i = 0; i < t->n; i++) {
-    munmap((void *)t->a[i].addr, t->a[i].len);
-    munmap(t->a[i].mem, t->a[i].len);
-  }
+  for (size_t i = 0; i < t->n; i++) drop(&t->a[i]);
   free(t->a);
   pthread_mutex_destroy(&t->lock);
   free(t);
@@ -128,6 +202,8 @@ static const struct gexi_device_ops tdev_ops = {
     .free = tdev_free,
     .owns = tdev_owns,
     .copy = tdev_copy,
+    .ipc_export = tdev_ipc_export,
+    .ipc_open = tdev_ipc_open,
     .close = tdev_close,
 };
 

@@ -7,8 +7,13 @@
  *   - this process (loopback): the device's own copy, host to device,
  *     device to host, or device to device when the local buffer is in the
  *     same device's segment;
- *   - any other process, on this node or another, over any transport: the
- *     staged path.  The data travels in AM Mediums between host buffers,
+ *   - a neighbour whose segment its owner described for others to open
+ *     (an IPC handle, published with the segment): opened at the first
+ *     RMA by a device of ours -- the local endpoint's, else that of any
+ *     device segment we bound -- and then reached by that device's copies,
+ *     as our own is;
+ *   - any other process (or a neighbour we cannot open), on this node or
+ *     another, over any transport: the staged path.  The data travels in AM Mediums between host buffers,
  *     and the target's handler copies it into or out of its device
  *     segment after checking the range: MK_PUT carries a chunk and is
  *     answered by MK_PUT_ACK once it landed; MK_GET asks for a chunk,
@@ -57,6 +62,45 @@ static struct gexi_device *own_target(gex_EP_Index_t k, uintptr_t a, size_t n, c
     *why = "the range is outside the endpoint's segment";
   pthread_mutex_unlock(&gexi_ctx.teams_lock);
   return *why ? NULL : d;
+}
+
+/* A device of ours that may open a neighbour's memory: the local
+ * endpoint's, else that of a device segment bound to one of our endpoints
+ * (bound segments are never destroyed, nor their kinds).  teams_lock held. */
+static struct gexi_device *opener(struct gexi_device *ld) {
+  if (ld) return ld;
+  for (unsigned k = 1; k < GEXI_MAX_EPS; k++) {
+    const struct gexi_EP *ep = gexi_ctx.eps[k];
+    struct gexi_device *d = ep && ep->segment ? gexi_mk_device(ep->segment->kind) : NULL;
+    if (d) return d;
+  }
+  return NULL;
+}
+
+/* Neighbour j's device segment at index k (seg_size bytes) opened here:
+ * its byte 0, and in *by the device that reaches it; 0 when it cannot be
+ * (no description, no device of ours, the open failed: the staged path). */
+static uintptr_t ipc_mapped(gex_EP_Index_t k, gex_Rank_t j, size_t seg_size,
+                            struct gexi_device *ld, struct gexi_device **by) {
+  pthread_mutex_lock(&gexi_ctx.teams_lock);
+  struct gexi_ep_tab *tab = gexi_ctx.ep_tabs[k];
+  struct gexi_dev_peer *dp = tab->dev_peers ? &tab->dev_peers[j] : NULL;
+  uintptr_t a = 0;
+  if (dp && dp->has_h) {
+    if (!dp->tried) {
+      dp->tried = true;
+      struct gexi_device *d = opener(ld);
+      const char *why;
+      if (d && !d->ops->ipc_open(d, &dp->h, seg_size, &dp->opened, &why))
+        dp->by = d;
+      else
+        dp->opened = 0;
+    }
+    a = dp->opened;
+    *by = dp->by;
+  }
+  pthread_mutex_unlock(&gexi_ctx.teams_lock);
+  return a;
 }
 
 static void dev_copy(const char *fn, struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src,
@@ -192,6 +236,21 @@ void gexi_rma_device(const char *fn, gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_
                is_write ? (uintptr_t)local : remote, nbytes);
       return;
     }
+  }
+  const gexi_Peer_t *peer = &GEXI_TM_PEERS(tm)[rank];
+  struct gexi_device *by = NULL;
+  uintptr_t mapped = j != gexi_ctx.rank && gexi_ctx.local_index[j] != GEX_RANK_INVALID
+                         ? ipc_mapped(k, j, peer->seg_size, ld, &by)
+                         : 0;
+  if (mapped && (!ld || ld == by)) { /* a neighbour's, opened here */
+    uintptr_t off = remote - peer->seg_base;
+    if (remote < peer->seg_base || off > peer->seg_size || nbytes > peer->seg_size - off)
+      gexi_fatal("%s: [%p,+%zu) is outside endpoint %u of rank %u", fn, (void *)remote, nbytes,
+                 (unsigned)k, (unsigned)j);
+    int dir = ld ? GEXI_DEV_DTOD : is_write ? GEXI_DEV_HTOD : GEXI_DEV_DTOH;
+    dev_copy(fn, by, dir, is_write ? mapped + off : (uintptr_t)local,
+             is_write ? (uintptr_t)local : mapped + off, nbytes);
+    return;
   }
   if (!ld && j != gexi_ctx.rank) {
     staged(tm, rank, k, is_write, local, remote, nbytes);
