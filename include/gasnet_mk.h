@@ -5,14 +5,16 @@
  * takes one.
  *   - GEX_MK_HOST is predefined, and gex_MK_Create with GEX_MK_CLASS_HOST
  *     makes further host kinds;
- *   - GEX_MK_CLASS_CUDA_UVA kinds are made where the CUDA driver (loaded at
- *     run time) has the device, else refused with GASNET_ERR_RESOURCE;
- *     their segments are device memory, bound to endpoints of gex_EP_Create
- *     and reached by RMA through TM-pairs; GASNET_HAVE_MK_CLASS_CUDA_UVA is
- *     left undefined for now (docs/memory-kinds.md);
+ *   - in builds that found the CUDA headers GASNET_HAVE_MK_CLASS_CUDA_UVA
+ *     and _MULTIPLE are 1 (gex/gex_segment_ep.h), and GEX_MK_CLASS_CUDA_UVA
+ *     kinds are made where the CUDA driver (loaded at run time) has the
+ *     device, else refused with GASNET_ERR_RESOURCE; their segments are
+ *     device memory, bound to endpoints of gex_EP_Create and reached by RMA
+ *     through TM-pairs (docs/memory-kinds.md).  Other builds refuse the
+ *     class with GASNET_ERR_BAD_ARG;
  *   - HIP and ZE are declared so that clients compile, and refused with
- *     GASNET_ERR_BAD_ARG; GASNET_HAVE_MK_CLASS_HIP/_ZE/_MULTIPLE are left
- *     undefined (clients test them with #if).
+ *     GASNET_ERR_BAD_ARG; GASNET_HAVE_MK_CLASS_HIP/_ZE are left undefined
+ *     (clients test them with #if).
  * See docs/memory-kinds.md and docs/segments.md.
  */
 #ifndef GASNET_MK_H

@@ -3,20 +3,22 @@
  * checks, the reference's constant values, and the CUDA_UVA class as far
  * as this machine allows:
  *
- *   t_mk [cuda=resource|test|any]
+ *   t_mk [cuda=resource|test|any|absent]
  *     resource: gex_MK_Create of a CUDA_UVA kind must fail with
  *               GASNET_ERR_RESOURCE (no CUDA driver, or a driver that
  *               cannot start: GEX_CUDA_DRIVER naming CUDA's stub library);
+ *     absent:   it must fail with GASNET_ERR_BAD_ARG (a build without the
+ *               class: GASNET_HAVE_MK_CLASS_CUDA_UVA undefined);
  *     test:     it must succeed (GEX_MK_TEST_DEVICE=host), and its
  *               segments are checked: allocated as device memory, a host
  *               address refused, one destroyed, one bound to an endpoint
  *               of gex_EP_Create (RMA to them: t_mk_rma.c);
  *     any:      either (a machine with a GPU: the device tests are
  *               elsewhere).
- *   The default is 'resource' when this process cannot load libcuda.so.1
- *   itself, else 'any'.
- * HIP and ZE are refused with GASNET_ERR_BAD_ARG; the
- * GASNET_HAVE_MK_CLASS_* macros of the device classes are undefined.
+ *   The default: 'absent' in a build without the class, else 'resource'
+ *   when this process cannot load libcuda.so.1 itself, else 'any'.
+ * HIP and ZE are refused with GASNET_ERR_BAD_ARG, and their
+ * GASNET_HAVE_MK_CLASS_* macros are undefined.
  */
 #include "test_util.h"
 
@@ -26,9 +28,14 @@
 #if GASNET_HAVE_MK_CLASS_HOST != 1
 #error "GASNET_HAVE_MK_CLASS_HOST must be 1"
 #endif
-#if defined(GASNET_HAVE_MK_CLASS_CUDA_UVA) || defined(GASNET_HAVE_MK_CLASS_HIP) || \
-    defined(GASNET_HAVE_MK_CLASS_ZE) || defined(GASNET_HAVE_MK_CLASS_MULTIPLE)
-#error "this build supports no device memory kind"
+#if defined(GASNET_HAVE_MK_CLASS_HIP) || defined(GASNET_HAVE_MK_CLASS_ZE)
+#error "this build supports no HIP or ZE memory kind"
+#endif
+#if defined(GASNET_HAVE_MK_CLASS_CUDA_UVA) != defined(GASNET_HAVE_MK_CLASS_MULTIPLE)
+#error "GASNET_HAVE_MK_CLASS_MULTIPLE is defined exactly when a device class is"
+#endif
+#if defined(GASNET_HAVE_MK_CLASS_CUDA_UVA) && GASNET_HAVE_MK_CLASS_CUDA_UVA != 1
+#error "GASNET_HAVE_MK_CLASS_CUDA_UVA is 1 where defined"
 #endif
 _Static_assert(sizeof(GEX_MK_HOST) == sizeof(gex_MK_t), "GEX_MK_HOST is a gex_MK_t");
 _Static_assert(sizeof(GEX_MK_INVALID) == sizeof(gex_MK_t), "GEX_MK_INVALID is a gex_MK_t");
@@ -46,9 +53,13 @@ int main(int argc, char **argv) {
   const char *cuda = "resource";
   void *probe = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (probe) cuda = "any";
+#if !GASNET_HAVE_MK_CLASS_CUDA_UVA
+  cuda = "absent";
+#endif
   for (int i = 1; i < argc; i++)
     if (strncmp(argv[i], "cuda=", 5) == 0) cuda = argv[i] + 5;
-  CHECK(!strcmp(cuda, "resource") || !strcmp(cuda, "test") || !strcmp(cuda, "any"));
+  CHECK(!strcmp(cuda, "resource") || !strcmp(cuda, "test") || !strcmp(cuda, "any") ||
+        !strcmp(cuda, "absent"));
   gex_MK_Create_args_t args;
   memset(&args, 0, sizeof args);
   gex_MK_t kind = GEX_MK_INVALID;
@@ -61,7 +72,8 @@ int main(int argc, char **argv) {
   int rc = gex_MK_Create(&kind, T.client, &args, 0);
   if (!strcmp(cuda, "resource")) CHECK(rc == GASNET_ERR_RESOURCE && kind == GEX_MK_INVALID);
   if (!strcmp(cuda, "test")) CHECK(rc == GASNET_OK && kind != GEX_MK_INVALID);
-  CHECK(rc == GASNET_OK || rc == GASNET_ERR_RESOURCE);
+  if (!strcmp(cuda, "absent")) CHECK(rc == GASNET_ERR_BAD_ARG && kind == GEX_MK_INVALID);
+  CHECK(rc == GASNET_OK || rc == GASNET_ERR_RESOURCE || rc == GASNET_ERR_BAD_ARG);
   if (rc == GASNET_OK) {
     /* A segment of device memory: allocated by libgex, page-rounded, not in
      * host memory this process can touch (with the test device, any touch

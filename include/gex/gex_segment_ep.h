@@ -22,14 +22,20 @@ extern "C" {
 typedef struct gexi_MK *gex_MK_t;
 #define GEX_MK_INVALID ((gex_MK_t)0)
 #define GEX_MK_HOST ((gex_MK_t)(uintptr_t)1)
-/* The host class is the only one this build supports; GASNET_HAVE_MK_CLASS_
- * CUDA_UVA, _HIP, _ZE and _MULTIPLE are deliberately left undefined. */
+/* The host class, and CUDA_UVA in builds that found the CUDA headers
+ * (docs/memory-kinds.md); _HIP and _ZE are left undefined. */
 #define GASNET_HAVE_MK_CLASS_HOST 1
+#if GEX_HAVE_MK_CUDA_UVA
+#define GASNET_HAVE_MK_CLASS_CUDA_UVA 1
+#define GASNET_HAVE_MK_CLASS_MULTIPLE 1
+#endif
 
 /* Create a segment of 'length' bytes of memory of 'kind' (GEX_MK_HOST or a
- * host-class kind): at 'address' (client memory, any alignment), or, when
- * 'address' is NULL, allocated by libgex (page-aligned, 'length' rounded up
- * to GASNET_PAGESIZE, shareable with the neighbourhood).  Not collective.
+ * kind of gex_MK_Create): at 'address' (client memory, any alignment; a
+ * device kind's: that device's memory), or, when 'address' is NULL,
+ * allocated by libgex (page-aligned, 'length' rounded up to
+ * GASNET_PAGESIZE; host memory shareable with the neighbourhood, or the
+ * device's memory).  Not collective.
  * 'flags': 0 or GEX_FLAG_HINT_ACCEL_* (accepted, ignored).
  * Returns GASNET_OK, GASNET_ERR_BAD_ARG or GASNET_ERR_RESOURCE. */
 int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address,

@@ -5,9 +5,10 @@
  * destroyed under them.  A CUDA_UVA kind opens its device through a
  * backend (mk/device.h): the CUDA driver, loaded then, or the host-memory
  * test device (GEX_MK_TEST_DEVICE=host); one that cannot be opened is
- * refused with GASNET_ERR_RESOURCE and one line saying why.  HIP and ZE
- * are refused with GASNET_ERR_BAD_ARG, as the reference does when it is
- * built without them.
+ * refused with GASNET_ERR_RESOURCE and one line saying why.  A build
+ * without the CUDA headers (GASNET_HAVE_MK_CLASS_CUDA_UVA undefined), and
+ * every build for HIP and ZE, refuses the class with GASNET_ERR_BAD_ARG,
+ * as the reference does when it is built without it.
  */
 #include <gasnet_mk.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_arg
     return GASNET_ERR_BAD_ARG;
   }
   struct gexi_device *dev = NULL;
-  if (args->gex_class == GEX_MK_CLASS_CUDA_UVA) {
+  if (args->gex_class == GEX_MK_CLASS_CUDA_UVA && (GEX_HAVE_MK_CUDA_UVA || gexi_ctx.env.mk_test_device)) {
     int ordinal = args->gex_args.gex_class_cuda_uva.gex_CUdevice;
     if (ordinal < 0) {
       gexi_warn("gex_MK_Create: GEX_MK_CLASS_CUDA_UVA: device %d is not a device ordinal", ordinal);
@@ -60,9 +61,9 @@ int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_arg
       return GASNET_ERR_RESOURCE;
     }
   } else if (args->gex_class != GEX_MK_CLASS_HOST) {
-    gexi_warn("gex_MK_Create: %s (%d) is not supported by this build of libgex (host and "
-              "CUDA_UVA only)",
-              class_name(args->gex_class), (int)args->gex_class);
+    gexi_warn("gex_MK_Create: %s (%d) is not supported by this build of libgex (host%s only)",
+              class_name(args->gex_class), (int)args->gex_class,
+              GEX_HAVE_MK_CUDA_UVA ? " and CUDA_UVA" : "");
     return GASNET_ERR_BAD_ARG;
   }
   struct gexi_MK *k = calloc(1, sizeof *k);

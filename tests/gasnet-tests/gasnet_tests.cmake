@@ -60,6 +60,14 @@ if(_ref_mpi)
 else()
   set(_mpi_compat "${_no}")
 endif()
+# testcudauva compiles its CUDA code against cuda.h where
+# GASNET_HAVE_MK_CLASS_CUDA_UVA is defined, and calls the CUDA driver itself:
+# it is linked with it (the reference's GASNET_LIBS carries it; libgex loads
+# it at run time, so libgex's do not).
+set(_ref_cuda_cflags "")
+if(GEX_HAVE_CUDA_H)
+  set(_ref_cuda_cflags "-I${GEX_CUDA_INCLUDE}")
+endif()
 set(_ref_subst
   "configure_input=Generated from Makefile.in by tests/gasnet-tests/build.sh (libgex)"
   "TOP_SRCDIR=${_ref_work}/src"
@@ -73,7 +81,7 @@ set(_ref_subst
   "CROSS_COMPILING_TRUE=${_no}" "CROSS_COMPILING_FALSE=${_yes}"
   "DEBUGMALLOC_TRUE=${_no}" "DEBUGMALLOC_VAR=GEX_UNUSED_DEBUGMALLOC" "DEBUGMALLOC_VAL="
   "EXESUFFIX=" "AWK=awk" "PERL=perl" "TIMECMD=" "KEEPTMP_CFLAGS=-save-temps"
-  "CUDA_UVA_CFLAGS=" "HIP_CFLAGS=" "ZE_CFLAGS=" "GASNET_THREAD_LIBS=-lpthread")
+  "CUDA_UVA_CFLAGS=${_ref_cuda_cflags}" "HIP_CFLAGS=" "ZE_CFLAGS=" "GASNET_THREAD_LIBS=-lpthread")
 set(_sed "")
 foreach(kv IN LISTS _ref_subst)
   string(FIND "${kv}" "=" eq)
@@ -85,6 +93,14 @@ foreach(kv IN LISTS _ref_subst)
   string(REPLACE "&" "\\&" val "${val}")
   string(APPEND _sed "s|@${key}@|${val}|g\n")
 endforeach()
+if(GEX_HAVE_CUDA_H)
+  set(_ref_cuda_libs "-lcuda")
+  if(GEX_CUDA_STUB)
+    get_filename_component(_stubs ${GEX_CUDA_STUB} DIRECTORY)
+    set(_ref_cuda_libs "-L${_stubs} -lcuda")
+  endif()
+  string(APPEND _sed "/^testcudauva_extracflags/a testcudauva_extralibs = ${_ref_cuda_libs}\n")
+endif()
 file(MAKE_DIRECTORY ${_ref_work})
 file(WRITE ${_ref_work}/makefile.sed "${_sed}")
 
@@ -93,7 +109,7 @@ execute_process(
   COMMAND ${GEX_PYTHON3} ${_ref_dir}/plan.py --suite ${_ref_suite} --sed ${_ref_work}/makefile.sed
           --workdir ${_ref_work} --out ${_ref_work} --timelimit ${GEX_REF_TIMELIMIT}
           --timelimit-max ${GEX_REF_TIMELIMIT_MAX} --cc-family ${CMAKE_C_COMPILER_ID}
-          --mpi ${_ref_mpi} --mpirun-pmix ${_ref_mpirun_pmix}
+          --mpi ${_ref_mpi} --mpirun-pmix ${_ref_mpirun_pmix} --cuda-uva ${GEX_HAVE_CUDA_H}
   RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "gasnet-tests: plan.py failed:\n${_out}${_err}")

@@ -29,6 +29,7 @@ harness entry in a mode is run as run-tests runs it (no arguments).
 """
 
 import argparse
+import ctypes
 import json
 import os
 import platform
@@ -126,6 +127,8 @@ def features(args):
         f.add("cc_gnu")
     elif args.cc_family == "Clang":
         f.add("cc_clang")
+    if args.cuda_uva and cuda_driver():
+        f.add("kind_cuda_uva")
     if args.mpi:
         f.add("mpi_compat")
         if args.mpirun_pmix:
@@ -137,6 +140,15 @@ def features(args):
     except OSError:
         pass
     return f
+
+
+def cuda_driver():
+    """Can this process load the CUDA driver (a GPU machine)?"""
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        return True
+    except OSError:
+        return False
 
 
 def threaded(suite, prog):
@@ -186,6 +198,10 @@ class Planner:
                  timelimit=self.limit(timelimit), status=0,
                  harness=entry.name if entry is not None else "")
 
+    def no_cuda_run(self, prog):
+        """A program that cannot start here: linked with the CUDA driver, which is absent."""
+        return prog == "testcudauva" and self.args.cuda_uva and not cuda_driver()
+
     def harness_entry(self, entry):
         parts = entry.split_name()
         if parts is None:
@@ -196,6 +212,10 @@ class Planner:
             return self.skip(entry.name, "PARSYNC mode is not built (libgex builds SEQ and PAR)")
         if prog not in self.lists["programs"][mode]:
             return self.skip(entry.name, "%s is not a %s program of Makefile.in" % (prog, mode))
+        if self.no_cuda_run(prog):
+            return self.skip(entry.name, "built with GASNET_HAVE_MK_CLASS_CUDA_UVA, it is linked "
+                             "with the CUDA driver, which this machine lacks (libcuda.so.1); "
+                             "ref_%s_testcudauva_compile covers it" % mode)
         if prog == "testexit":
             return self.skip(entry.name, "testexit: its exit cases run as ref_%s_testexit_<case> "
                              "(expected status = case number); its crash and backtrace cases "
@@ -258,7 +278,7 @@ class Planner:
             default = harness_conf.time_limit("1.5 * $DEFAULT$" if mode == "seq" else "2 * $DEFAULT$",
                                               self.args.timelimit)
             for prog in self.lists["programs"][mode]:
-                if prog in self.runnable[mode] or prog == "testexit":
+                if prog in self.runnable[mode] or prog == "testexit" or self.no_cuda_run(prog):
                     continue
                 if prog in self.lists["run_tests_err"] and prog != "testhello":
                     self.skip("%s-%s" % (prog, mode), "no runnable harness entry, and Makefile.in's "
@@ -291,6 +311,8 @@ def main():
     ap.add_argument("--cc-family", default="GNU")
     ap.add_argument("--mpi", type=int, default=0)
     ap.add_argument("--mpirun-pmix", type=int, default=0)
+    ap.add_argument("--cuda-uva", type=int, default=0,
+                    help="1: this build defines GASNET_HAVE_MK_CLASS_CUDA_UVA")
     args = ap.parse_args()
 
     p = Planner(args)
