@@ -6,7 +6,9 @@
  * have not handled are bounded by credit_bytes, so a peer that floods us
  * with Requests waits instead of growing our memory or its queue without
  * bound.  Every frame returns the credit its sender owes in its header; a
- * rank that owes much and sends nothing sends a CREDIT frame.  Replies
+ * rank that owes much and sends nothing sends a CREDIT frame.  (Frames
+ * must carry it: a peer may wait for credit that a debt below the CREDIT
+ * frame's threshold holds back, and only our Replies will return it.)  Replies
  * spend none (each answers a Request, so they are bounded by them) and
  * never wait: a Reply is sent from inside a handler.
  *
@@ -104,9 +106,16 @@ __attribute__((noinline)) static int am_short_slow(int ch, gex_Rank_t j, gex_AM_
 
 /* Write a Short's frame (hl: SOCK_AM_HDR_LEN(nargs)) at 'dst', 8-aligned:
  * every byte of it, the padding included. */
-static inline void am_short_frame(char *dst, size_t hl, uint32_t credit, int ch,
-                                  gex_AM_Index_t handler, unsigned nargs,
-                                  const gex_AM_Arg_t *args) {
+/* The arguments of a Short's header h (and the padding word after an odd
+ * count). */
+static inline void am_short_args(struct gexi_am_hdr *h, unsigned nargs, const gex_AM_Arg_t *args) {
+  for (unsigned i = 0; i < nargs; i++) h->args[i] = args[i];
+  if (nargs & 1) h->args[nargs] = 0; /* up to the 8-byte boundary */
+}
+
+/* A Short's frame at dst without its arguments (am_short_args). */
+static inline struct gexi_am_hdr *am_short_head(char *dst, size_t hl, uint32_t credit, int ch,
+                                                gex_AM_Index_t handler, unsigned nargs) {
   struct sock_frame *f = (struct sock_frame *)(void *)dst;
   *f = (struct sock_frame){.len = (uint32_t)hl, .type = SOCK_F_AM, .credit = credit};
   struct gexi_am_hdr *h = (struct gexi_am_hdr *)(void *)(f + 1);
@@ -118,8 +127,23 @@ static inline void am_short_frame(char *dst, size_t hl, uint32_t credit, int ch,
   h->nbytes = 0;
   h->ep_index = 0;
   h->dest = 0;
-  for (unsigned i = 0; i < nargs; i++) h->args[i] = args[i];
-  if (nargs & 1) h->args[nargs] = 0; /* up to the 8-byte boundary */
+  return h;
+}
+
+static inline void am_short_frame(char *dst, size_t hl, uint32_t credit, int ch,
+                                  gex_AM_Index_t handler, unsigned nargs,
+                                  const gex_AM_Arg_t *args) {
+  am_short_args(am_short_head(dst, hl, credit, ch, handler, nargs), nargs, args);
+}
+
+/* The arguments of a frame written at the tail, then tx_lock released (out
+ * of line: a Short with none needs no loop or registers for them). */
+__attribute__((noinline)) static int am_short_args_unlock(struct sock_peer *p,
+                                                          struct gexi_am_hdr *h, unsigned nargs,
+                                                          const gex_AM_Arg_t *args) {
+  am_short_args(h, nargs, args);
+  gexi_sock_tx_unlock(p);
+  return 0;
 }
 
 /* A Short that does not join a batch in place: built on the stack, sent
@@ -140,12 +164,15 @@ __attribute__((noinline)) static int am_short_open(struct sock_peer *p, int ch, 
                                                    const gex_AM_Arg_t *args) {
   size_t hl = SOCK_AM_HDR_LEN(nargs);
   char *dst = p->tail;
-  if (gexi_sock_tx_open(j)) {
-    dst = p->tail;
-    if (gexi_sock_tx_reserve(p, sizeof(struct sock_frame) + hl)) {
-      am_short_frame(dst, hl, gexi_sock_tx_owed(p), ch, handler, nargs, args);
-      gexi_sock_tx_unlock(p);
-      return 0;
+  if (p->qn || p->tx_gen == atomic_load_explicit(&S()->poll_gen, memory_order_relaxed)) {
+    /* (else the first frame to j since the last poll: it leaves at once) */
+    if (gexi_sock_tx_open(j)) {
+      dst = p->tail;
+      if (gexi_sock_tx_reserve(p, sizeof(struct sock_frame) + hl)) {
+        am_short_frame(dst, hl, gexi_sock_tx_owed(p), ch, handler, nargs, args);
+        gexi_sock_tx_unlock(p);
+        return 0;
+      }
     }
   }
   gexi_sock_tx_unlock(p);
@@ -161,7 +188,8 @@ static inline int am_short_locked(struct sock_peer *p, int ch, gex_Rank_t j,
   char *dst = p->tail;
   if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, sizeof(struct sock_frame) + hl)))
     return am_short_open(p, ch, j, handler, nargs, args);
-  am_short_frame(dst, hl, gexi_sock_tx_owed(p), ch, handler, nargs, args);
+  struct gexi_am_hdr *h = am_short_head(dst, hl, gexi_sock_tx_owed(p), ch, handler, nargs);
+  if (nargs) return am_short_args_unlock(p, h, nargs, args);
   gexi_sock_tx_unlock(p);
   return 0;
 }
