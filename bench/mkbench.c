@@ -115,6 +115,14 @@ static void row(const char *what, double small_us, double big_mibs) {
   })
 #define US(sec) ((sec) * 1e6)
 #define MIBS(sec) ((double)BIG / (sec) / 1048576.0)
+/* Time OP(8) and OP(BIG) (OP a macro of the size), print the row, and leave
+ * the figures in us8 and mibs. */
+#define MEASURE_ROW(label, OP)                                \
+  do {                                                        \
+    us8 = US(TIME_LOOP(iters_small, OP(8)));                  \
+    mibs = MIBS(TIME_LOOP(iters_big, OP(BIG)));               \
+    row(label, us8, mibs);                                    \
+  } while (0)
 
 /* The floors: rank 0 alone, peer: rank 1's allocation opened by IPC (0: none). */
 static void floors(struct cu *c, int ok, uint64_t peer, double *htod8_pinned,
@@ -137,32 +145,25 @@ static void floors(struct cu *c, int ok, uint64_t peer, double *htod8_pinned,
   }
   memset(pageable, 1, BIG);
   memset(pinned, 1, BIG);
-  double s;
-  s = TIME_LOOP(iters_small, c->htod(d, pageable, 8));
-  double b = TIME_LOOP(iters_big, c->htod(d, pageable, BIG));
-  row("cuMemcpyHtoD, pageable", US(s), MIBS(b));
-  s = TIME_LOOP(iters_small, c->htod(d, pinned, 8));
-  b = TIME_LOOP(iters_big, c->htod(d, pinned, BIG));
-  *htod8_pinned = US(s);
-  *htod_big_pinned = MIBS(b);
-  row("cuMemcpyHtoD, pinned", US(s), MIBS(b));
-  s = TIME_LOOP(iters_small, c->dtoh(pageable, d, 8));
-  b = TIME_LOOP(iters_big, c->dtoh(pageable, d, BIG));
-  row("cuMemcpyDtoH, pageable", US(s), MIBS(b));
-  s = TIME_LOOP(iters_small, c->dtoh(pinned, d, 8));
-  b = TIME_LOOP(iters_big, c->dtoh(pinned, d, BIG));
-  row("cuMemcpyDtoH, pinned", US(s), MIBS(b));
-  s = TIME_LOOP(iters_small, c->dtod(d2, d, 8));
-  b = TIME_LOOP(iters_big, c->dtod(d2, d, BIG));
-  *dtod_big = MIBS(b);
-  row("cuMemcpyDtoD, one device", US(s), MIBS(b));
-  if (peer) {
-    s = TIME_LOOP(iters_small, c->htod(peer, pinned, 8));
-    b = TIME_LOOP(iters_big, c->htod(peer, pinned, BIG));
-    row("cuMemcpyHtoD, pinned, into rank 1's memory (IPC handle)", US(s), MIBS(b));
-  } else {
+  double us8, mibs;
+#define HTOD_PAGEABLE(n) c->htod(d, pageable, n)
+#define HTOD_PINNED(n) c->htod(d, pinned, n)
+#define DTOH_PAGEABLE(n) c->dtoh(pageable, d, n)
+#define DTOH_PINNED(n) c->dtoh(pinned, d, n)
+#define DTOD(n) c->dtod(d2, d, n)
+#define HTOD_PEER(n) c->htod(peer, pinned, n)
+  MEASURE_ROW("cuMemcpyHtoD, pageable", HTOD_PAGEABLE);
+  MEASURE_ROW("cuMemcpyHtoD, pinned", HTOD_PINNED);
+  *htod8_pinned = us8;
+  *htod_big_pinned = mibs;
+  MEASURE_ROW("cuMemcpyDtoH, pageable", DTOH_PAGEABLE);
+  MEASURE_ROW("cuMemcpyDtoH, pinned", DTOH_PINNED);
+  MEASURE_ROW("cuMemcpyDtoD, one device", DTOD);
+  *dtod_big = mibs;
+  if (peer)
+    MEASURE_ROW("cuMemcpyHtoD, pinned, into rank 1's memory (IPC handle)", HTOD_PEER);
+  else
     row("cuMemcpyHtoD, pinned, into rank 1's memory (IPC handle)", -1, -1);
-  }
   free(pageable);
 }
 
@@ -235,27 +236,23 @@ int main(int argc, char **argv) {
       if (!buf || !back) gasnet_exit(1);
       for (size_t i = 0; i < BIG; i++) buf[i] = (char)(i * 7 + 3);
       char *mine_dev = gex_Segment_QueryAddr(dseg);
-      double s, b;
-      s = TIME_LOOP(iters_small, gex_RMA_PutBlocking(h2d, 1, remote, buf, 8, 0));
-      b = TIME_LOOP(iters_big, gex_RMA_PutBlocking(h2d, 1, remote, buf, BIG, 0));
-      put8 = US(s);
-      putbig = MIBS(b);
-      row("libgex Put, host -> rank 1's device segment", US(s), MIBS(b));
-      s = TIME_LOOP(iters_small, gex_RMA_GetBlocking(h2d, back, 1, remote, 8, 0));
-      b = TIME_LOOP(iters_big, gex_RMA_GetBlocking(h2d, back, 1, remote, BIG, 0));
-      row("libgex Get, rank 1's device segment -> host", US(s), MIBS(b));
+      double us8, mibs;
+#define PUT_H2D(n) gex_RMA_PutBlocking(h2d, 1, remote, buf, n, 0)
+#define GET_D2H(n) gex_RMA_GetBlocking(h2d, back, 1, remote, n, 0)
+#define PUT_D2D(n) gex_RMA_PutBlocking(d2d, 1, (char *)remote + BIG, mine_dev, n, 0)
+#define PUT_LOOP(n) gex_RMA_PutBlocking(h2d, 0, mine_dev, buf, n, 0)
+      MEASURE_ROW("libgex Put, host -> rank 1's device segment", PUT_H2D);
+      put8 = us8;
+      putbig = mibs;
+      MEASURE_ROW("libgex Get, rank 1's device segment -> host", GET_D2H);
       int bad = memcmp(back, buf, BIG) != 0;
-      gex_RMA_PutBlocking(h2d, 0, mine_dev, buf, BIG, 0); /* loopback, and the source below */
-      s = TIME_LOOP(iters_small, gex_RMA_PutBlocking(d2d, 1, (char *)remote + BIG, mine_dev, 8, 0));
-      b = TIME_LOOP(iters_big, gex_RMA_PutBlocking(d2d, 1, (char *)remote + BIG, mine_dev, BIG, 0));
-      ddbig = MIBS(b);
-      row("libgex Put, rank 0's device segment -> rank 1's", US(s), MIBS(b));
+      PUT_LOOP(BIG); /* our own segment: the source of the next row */
+      MEASURE_ROW("libgex Put, rank 0's device segment -> rank 1's", PUT_D2D);
+      ddbig = mibs;
       memset(back, 0, BIG);
       gex_RMA_GetBlocking(h2d, back, 1, (char *)remote + BIG, BIG, 0);
       bad |= memcmp(back, buf, BIG) != 0;
-      s = TIME_LOOP(iters_small, gex_RMA_PutBlocking(h2d, 0, mine_dev, buf, 8, 0));
-      b = TIME_LOOP(iters_big, gex_RMA_PutBlocking(h2d, 0, mine_dev, buf, BIG, 0));
-      row("libgex Put, host -> rank 0's own device segment (loopback)", US(s), MIBS(b));
+      MEASURE_ROW("libgex Put, host -> rank 0's own device segment (loopback)", PUT_LOOP);
       memset(back, 0, BIG);
       gex_RMA_GetBlocking(h2d, back, 0, mine_dev, BIG, 0);
       bad |= memcmp(back, buf, BIG) != 0;
