@@ -61,6 +61,7 @@ bad GEX_NET_TRANSPORT tcp
 bad GEX_NET_VERBOSE maybe
 bad GEX_WAIT_MODE sleep
 bad GEX_MK_TEST_DEVICE cuda
+bad GEX_MK_IPC sometimes
 for v in abc 1K 4G; do bad GEX_SOCK_AM_CREDIT "$v"; done
 bad GASNET_CATCH_EXIT maybe
 bad GASNET_NO_CATCH_SIGNAL SIGFOO

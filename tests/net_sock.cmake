@@ -52,7 +52,8 @@ endforeach()
 # Device segments on the host-memory test device, reached by the staged
 # path over the network (t_mk_rma.c; docs/memory-kinds.md).
 foreach(n 2 7)
-  gex_add_net_run(sock t_mk_rma ${n} GEX_SUPERNODE_MAXSIZE=1 GEX_MK_TEST_DEVICE=host ${_sock})
+  gex_add_net_run(sock t_mk_rma ${n} GEX_SUPERNODE_MAXSIZE=1 GEX_MK_TEST_DEVICE=host
+                  GEX_TEST_STAGED=+ ${_sock})
 endforeach()
 gex_add_net_run(sockmix t_mk_rma 4 GEX_SUPERNODE_MAXSIZE=2 GEX_MK_TEST_DEVICE=host ${_sock})
 # Two "hosts" (network namespaces joined by a veth pair, tests/netns/), two

@@ -18,6 +18,10 @@
  *      endpoint's pair (local buffer in its device segment) into a second
  *      slot of reader r's segment, and r checks that slot as in 2.
  *
+ * GEX_TEST_STAGED=+: some operation of the job must have taken the staged
+ * path (through AMs and host memory); =0: none may have (every target was
+ * this process or a neighbour opened through its handle).
+ *
  * With GEX_MK_TEST_DEVICE set the kind must be made; without it the
  * machine's GPU is used, and the test SKIPs (status 77) where there is
  * none or the build has no CUDA_UVA class.
@@ -28,6 +32,7 @@
 #include <gasnet_mk.h>
 
 enum { GUARD = 64 };
+uint64_t gexi_rma_device_staged(void); /* rma/rma_device.c (libgex is linked in statically) */
 #ifdef GASNET_HAVE_MK_CLASS_CUDA_UVA
 #define HAVE_CLASS 1
 #else
@@ -128,5 +133,7 @@ int main(int argc, char **argv) {
   }
   free(buf);
   free(base);
+  test_check_job_count("GEX_TEST_STAGED", gexi_rma_device_staged(),
+                       "device RMA operations through the staged path");
   test_finish();
 }

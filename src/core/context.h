@@ -203,6 +203,10 @@ struct gexi_context {
   _Atomic int exit_requested;
   int exit_code;
 
+  /* Device RMA operations that took the staged path (rma/rma_device.c;
+   * a test hook: gexi_rma_device_staged). */
+  _Atomic uint64_t mk_staged;
+
   /* GEXI_WAIT_*: GEX_WAIT_MODE's, or gasnet_set_waitmode's since
    * (core/hooks.h); read by every waiting thread (core/progress.c). */
   _Atomic int wait_mode;

@@ -138,6 +138,7 @@ void gexi_env_load(void) {
   if (td && strcmp(td, "host") != 0)
     gexi_fatal("GEX_MK_TEST_DEVICE='%s': the only test device is 'host'", td);
   e->mk_test_device = td != NULL;
+  e->mk_ipc = gexi_env_switch("GEX_MK_IPC", 1);
   e->sock_am_credit = gexi_env_size("GEX_SOCK_AM_CREDIT", 0, 32 << 10, (uint64_t)1 << 31);
   e->ofi_provider = gexi_env_string("GEX_OFI_PROVIDER");
   e->ofi_domain = gexi_env_string("GEX_OFI_DOMAIN");

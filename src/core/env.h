@@ -32,6 +32,7 @@ struct gexi_env {
   const char *sock_iface;      /* GEX_SOCK_IFACE; NULL: the first interface up */
   const char *cuda_driver;     /* GEX_CUDA_DRIVER; NULL: libcuda.so.1 (mk/cuda.c) */
   bool mk_test_device;         /* GEX_MK_TEST_DEVICE=host (mk/test_device.c) */
+  int mk_ipc;                  /* GEX_MK_IPC: neighbours' device segments opened here (rma/rma_device.c) */
   uint64_t sock_am_credit;     /* GEX_SOCK_AM_CREDIT bytes; 0: the default */
   const char *ofi_provider;    /* GEX_OFI_PROVIDER; NULL: libfabric's choice */
   const char *ofi_domain;      /* GEX_OFI_DOMAIN; NULL: chosen with the provider */

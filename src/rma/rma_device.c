@@ -12,8 +12,9 @@
  *     RMA by a device of ours -- the local endpoint's, else that of any
  *     device segment we bound -- and then reached by that device's copies,
  *     as our own is;
- *   - any other process (or a neighbour we cannot open), on this node or
- *     another, over any transport: the staged path.  The data travels in AM Mediums between host buffers,
+ *   - any other process (or a neighbour we cannot open, or every
+ *     neighbour with GEX_MK_IPC=0), on this node or another, over any
+ *     transport: the staged path.  The data travels in AM Mediums between host buffers,
  *     and the target's handler copies it into or out of its device
  *     segment after checking the range: MK_PUT carries a chunk and is
  *     answered by MK_PUT_ACK once it landed; MK_GET asks for a chunk,
@@ -166,6 +167,10 @@ static void mk_get_data(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t d0, gex
   gexi_am_counter_done(gexi_am_ptr(c0, c1), 1);
 }
 
+uint64_t gexi_rma_device_staged(void) {
+  return atomic_load_explicit(&gexi_ctx.mk_staged, memory_order_relaxed);
+}
+
 size_t gexi_rma_device_am_entries(gex_AM_Entry_t *e) {
   const gex_Flags_t mreq = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST,
                     mrep = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY,
@@ -197,6 +202,7 @@ static void staged(gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k, int is_write,
                    uintptr_t remote, size_t n) {
   size_t req = gex_AM_LUBRequestMedium(), rep = gex_AM_LUBReplyMedium();
   size_t chunk = req < rep ? req : rep;
+  atomic_fetch_add_explicit(&gexi_ctx.mk_staged, 1, memory_order_relaxed);
   _Atomic uint32_t pending = 0;
   for (size_t off = 0; off < n;) {
     size_t c = n - off < chunk ? n - off : chunk;
@@ -239,7 +245,8 @@ void gexi_rma_device(const char *fn, gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_
   }
   const gexi_Peer_t *peer = &GEXI_TM_PEERS(tm)[rank];
   struct gexi_device *by = NULL;
-  uintptr_t mapped = j != gexi_ctx.rank && gexi_ctx.local_index[j] != GEX_RANK_INVALID
+  uintptr_t mapped = j != gexi_ctx.rank && gexi_ctx.local_index[j] != GEX_RANK_INVALID &&
+                             gexi_ctx.env.mk_ipc
                          ? ipc_mapped(k, j, peer->seg_size, ld, &by)
                          : 0;
   if (mapped && (!ld || ld == by)) { /* a neighbour's, opened here */

@@ -10,6 +10,8 @@
  * segment of endpoint k of the TM's member 'rank'.  Complete on return. */
 void gexi_rma_device(const char *fn, gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k,
                      int is_write, void *local, uintptr_t remote, size_t nbytes);
+/* Operations of this process that took the staged path (a test hook). */
+uint64_t gexi_rma_device_staged(void);
 /* The internal AM handlers of the staged path: fills 'e' (4 entries). */
 size_t gexi_rma_device_am_entries(gex_AM_Entry_t *e);
 
