@@ -137,8 +137,8 @@ static void make_record(struct pub_rec *r, const struct gexi_EP *ep) {
   r->net_raddr = ep->index ? s->net_raddr : 0;
   r->pid = (uint64_t)getpid();
   r->fd_plus1 = s->fd >= 0 ? (uint64_t)s->fd + 1 : 0;
-  r->device = !gexi_mk_is_host(s->kind);
   struct gexi_device *d = gexi_mk_device(s->kind);
+  r->device = d != NULL;
   struct gexi_dev_ipc h;
   const char *why;
   if (d && !d->ops->ipc_export(d, (uintptr_t)s->addr, &h, &why)) {

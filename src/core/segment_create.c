@@ -109,8 +109,10 @@ void gex_Segment_Destroy(gex_Segment_t seg, gex_Flags_t flags) {
     munmap(seg->addr, seg->size);
     close(seg->fd);
   }
-  if (seg->dev_owned) gexi_mk_device(seg->kind)->ops->free(gexi_mk_device(seg->kind),
-                                                           (uintptr_t)seg->addr);
+  if (seg->dev_owned) {
+    struct gexi_device *d = gexi_mk_device(seg->kind);
+    d->ops->free(d, (uintptr_t)seg->addr);
+  }
   gexi_mk_segment_count(seg->kind, -1);
   free(seg);
 }

@@ -222,60 +222,63 @@ static void staged(gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k, int is_write,
   wait_below(&pending, 0);
 }
 
+/* A local range of device ld seen through host memory: a staging buffer,
+ * filled from it first for a Put (stage_in); copied back for a Get and
+ * freed after the transfer (stage_out). */
+static char *stage_in(const char *fn, struct gexi_device *ld, int is_write, void *local, size_t n) {
+  char *h = malloc(n ? n : 1);
+  if (!h) gexi_fatal("%s: out of memory for a staging buffer of %zu bytes", fn, n);
+  if (is_write) dev_copy(fn, ld, GEXI_DEV_DTOH, (uintptr_t)h, (uintptr_t)local, n);
+  return h;
+}
+static void stage_out(const char *fn, struct gexi_device *ld, int is_write, void *local, char *h,
+                      size_t n) {
+  if (!is_write) dev_copy(fn, ld, GEXI_DEV_HTOD, (uintptr_t)local, (uintptr_t)h, n);
+  free(h);
+}
+
+/* Move n bytes between 'local' (host memory, or device ld's) and 'there',
+ * an address through which device d reaches the target: one copy by d,
+ * or through host memory when the local buffer is another device's. */
+static void reach(const char *fn, struct gexi_device *d, struct gexi_device *ld, int is_write,
+                  void *local, uintptr_t there, size_t n) {
+  if (ld && ld != d) {
+    char *h = stage_in(fn, ld, is_write, local, n);
+    reach(fn, d, NULL, is_write, h, there, n);
+    stage_out(fn, ld, is_write, local, h, n);
+    return;
+  }
+  int dir = ld ? GEXI_DEV_DTOD : is_write ? GEXI_DEV_HTOD : GEXI_DEV_DTOH;
+  dev_copy(fn, d, dir, is_write ? there : (uintptr_t)local, is_write ? (uintptr_t)local : there, n);
+}
+
 void gexi_rma_device(const char *fn, gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k,
                      int is_write, void *local, uintptr_t remote, size_t nbytes) {
   struct gexi_device *ld = local_device(tm, local, nbytes);
-  const gex_Rank_t j = GEXI_TM_PEERS(tm)[rank].jobrank;
+  const gexi_Peer_t *peer = &GEXI_TM_PEERS(tm)[rank];
+  const gex_Rank_t j = peer->jobrank;
   if (j == gexi_ctx.rank) { /* loopback: our own device segment */
     const char *why;
     struct gexi_device *d = own_target(k, remote, nbytes, &why);
     if (!d)
       gexi_fatal("%s: endpoint %u of this rank at %p (%zu bytes): %s", fn, (unsigned)k,
                  (void *)remote, nbytes, why);
-    if (ld == d) {
-      dev_copy(fn, d, GEXI_DEV_DTOD, is_write ? remote : (uintptr_t)local,
-               is_write ? (uintptr_t)local : remote, nbytes);
-      return;
-    }
-    if (!ld) {
-      dev_copy(fn, d, is_write ? GEXI_DEV_HTOD : GEXI_DEV_DTOH, is_write ? remote : (uintptr_t)local,
-               is_write ? (uintptr_t)local : remote, nbytes);
-      return;
-    }
+    reach(fn, d, ld, is_write, local, remote, nbytes);
+    return;
   }
-  const gexi_Peer_t *peer = &GEXI_TM_PEERS(tm)[rank];
   struct gexi_device *by = NULL;
-  uintptr_t mapped = j != gexi_ctx.rank && gexi_ctx.local_index[j] != GEX_RANK_INVALID &&
-                             gexi_ctx.env.mk_ipc
+  uintptr_t mapped = gexi_ctx.local_index[j] != GEX_RANK_INVALID && gexi_ctx.env.mk_ipc
                          ? ipc_mapped(k, j, peer->seg_size, ld, &by)
                          : 0;
-  if (mapped && (!ld || ld == by)) { /* a neighbour's, opened here */
+  if (mapped) { /* a neighbour's, opened here */
     uintptr_t off = remote - peer->seg_base;
     if (remote < peer->seg_base || off > peer->seg_size || nbytes > peer->seg_size - off)
       gexi_fatal("%s: [%p,+%zu) is outside endpoint %u of rank %u", fn, (void *)remote, nbytes,
                  (unsigned)k, (unsigned)j);
-    int dir = ld ? GEXI_DEV_DTOD : is_write ? GEXI_DEV_HTOD : GEXI_DEV_DTOH;
-    dev_copy(fn, by, dir, is_write ? mapped + off : (uintptr_t)local,
-             is_write ? (uintptr_t)local : mapped + off, nbytes);
+    reach(fn, by, ld, is_write, local, mapped + off, nbytes);
     return;
   }
-  if (!ld && j != gexi_ctx.rank) {
-    staged(tm, rank, k, is_write, local, remote, nbytes);
-    return;
-  }
-  /* The local buffer is device memory (of another device than the target's,
-   * or the target is another process): through a host buffer. */
-  char *h = malloc(nbytes ? nbytes : 1);
-  if (!h) gexi_fatal("%s: out of memory for a staging buffer of %zu bytes", fn, nbytes);
-  if (is_write) dev_copy(fn, ld, GEXI_DEV_DTOH, (uintptr_t)h, (uintptr_t)local, nbytes);
-  if (j == gexi_ctx.rank) {
-    const char *why;
-    struct gexi_device *d = own_target(k, remote, nbytes, &why);
-    dev_copy(fn, d, is_write ? GEXI_DEV_HTOD : GEXI_DEV_DTOH, is_write ? remote : (uintptr_t)h,
-             is_write ? (uintptr_t)h : remote, nbytes);
-  } else {
-    staged(tm, rank, k, is_write, h, remote, nbytes);
-  }
-  if (!is_write) dev_copy(fn, ld, GEXI_DEV_HTOD, (uintptr_t)local, (uintptr_t)h, nbytes);
-  free(h);
+  char *h = ld ? stage_in(fn, ld, is_write, local, nbytes) : local;
+  staged(tm, rank, k, is_write, h, remote, nbytes);
+  if (ld) stage_out(fn, ld, is_write, local, h, nbytes);
 }
