@@ -24,15 +24,21 @@ set_tests_properties(t_keygen PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT} LABELS "sec
 gex_test_program(t_sec_victim)
 target_include_directories(t_sec_victim PRIVATE ${CMAKE_SOURCE_DIR}/src ${GEX_FABRIC_INCLUDE})
 target_compile_definitions(t_sec_victim PRIVATE GEX_TEST_HAVE_OFI=${GEX_HAVE_OFI})
+# sec_where_opt(<lo|netns> <var>): sec_attack.sh's option for where the
+# attacked job runs (--netns: two network namespaces; nothing: loopback).
+function(sec_where_opt where var)
+  if(where STREQUAL "netns")
+    set(${var} --netns PARENT_SCOPE)
+  else()
+    set(${var} "" PARENT_SCOPE)
+  endif()
+endfunction()
 # libgex's own TCP transport (sock_attack.py): handshakes of every wrong
 # kind, held connections beyond the bound, a pre-authentication flood, and
 # a replay of another job's streams; on loopback and across two namespaces.
 foreach(mode hello hold flood replay)
   foreach(where lo netns)
-    set(_opt)
-    if(where STREQUAL "netns")
-      set(_opt --netns)
-    endif()
+    sec_where_opt(${where} _opt)
     gex_add_driver_test(sec_attack_${mode}_sock_${where} LABELS "security;net;net_sock"
       COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/sec_attack.sh ${_opt}
               $<TARGET_FILE:gexrun> $<TARGET_FILE:t_sec_victim>
@@ -70,10 +76,7 @@ if(GEX_HAVE_OFI)
           if(mode STREQUAL "flood" AND NOT prov_tag STREQUAL "net")
             continue()
           endif()
-          set(_opt)
-          if(where STREQUAL "netns")
-            list(APPEND _opt --netns)
-          endif()
+          sec_where_opt(${where} _opt)
           if(counted)
             list(APPEND _opt --counted)
           endif()
@@ -89,10 +92,7 @@ if(GEX_HAVE_OFI)
   # A captured TCP stream of one job replayed into another with a plain
   # socket (sec_replay.py), with both ranks on one "host" and across two.
   foreach(where lo netns)
-    set(_opt)
-    if(where STREQUAL "netns")
-      set(_opt --netns)
-    endif()
+    sec_where_opt(${where} _opt)
     gex_add_driver_test(sec_attack_replay_tcp_${where} LABELS "security;net"
       COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/sec_attack.sh ${_opt}
               $<TARGET_FILE:gexrun> $<TARGET_FILE:t_sec_victim>

@@ -308,6 +308,12 @@ static inline int gexi_sock_tx_reserve(struct sock_peer *p, size_t len) {
   p->tail += len;
   return 1;
 }
+/* Under p's tx_lock: whether a batchable frame to p leaves at once -- the
+ * queue is empty and no frame to p has left on its own since the last
+ * poll (the first after a poll adds no latency to a round trip). */
+static inline int gexi_sock_leaves_now(struct sock_peer *p) {
+  return !p->qn && p->tx_gen != atomic_load_explicit(&gexi_sock_ctx()->poll_gen, memory_order_relaxed);
+}
 /* Under j's tx_lock, when its tail has no room: open a tail at the end of
  * its queue, in a new piece, for frames that are to wait for the next
  * poll (the queue is not empty, or the first frame since the last poll

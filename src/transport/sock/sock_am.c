@@ -164,8 +164,7 @@ __attribute__((noinline)) static int am_short_open(struct sock_peer *p, int ch, 
                                                    const gex_AM_Arg_t *args) {
   size_t hl = SOCK_AM_HDR_LEN(nargs);
   char *dst = p->tail;
-  if (p->qn || p->tx_gen == atomic_load_explicit(&S()->poll_gen, memory_order_relaxed)) {
-    /* (else the first frame to j since the last poll: it leaves at once) */
+  if (!gexi_sock_leaves_now(p)) {
     if (gexi_sock_tx_open(j)) {
       dst = p->tail;
       if (gexi_sock_tx_reserve(p, sizeof(struct sock_frame) + hl)) {

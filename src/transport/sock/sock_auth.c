@@ -75,24 +75,22 @@ static int hs_read(int fd, struct sock_hs *m, unsigned *got) {
   return *got == sizeof *m;
 }
 
+/* Stop watching and close *fd (-1 after), one fewer in *count. */
+static void fd_drop(int *fd, unsigned *count) {
+  gexi_sock_unwatch(*fd);
+  close(*fd);
+  *fd = -1;
+  (*count)--;
+}
+
 /* Give up our attempt to connect to j (under poll_lock). */
 static void connect_drop(gex_Rank_t j) {
-  struct gexi_sock *s = S();
-  struct sock_peer *p = &s->peers[j];
-  gexi_sock_unwatch(p->cfd);
-  close(p->cfd);
-  p->cfd = -1;
-  s->nconnecting--;
+  fd_drop(&S()->peers[j].cfd, &S()->nconnecting);
 }
 
 /* ---- the listener's side ------------------------------------------------------ */
 static void pending_close(unsigned i) {
-  struct gexi_sock *s = S();
-  struct sock_pending *q = &s->pend[i];
-  gexi_sock_unwatch(q->fd);
-  close(q->fd);
-  q->fd = -1;
-  s->npending--;
+  fd_drop(&S()->pend[i].fd, &S()->npending);
 }
 
 static void pending_refuse(unsigned i, const char *why) {

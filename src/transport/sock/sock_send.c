@@ -144,7 +144,7 @@ int gexi_sock_tx_open(gex_Rank_t j) {
   q_settle(p);
   if (atomic_load_explicit(&p->state, memory_order_relaxed) != SOCK_UP ||
       p->qbytes >= SOCK_BATCH_MAX ||
-      (!p->qn && p->tx_gen != atomic_load_explicit(&s->poll_gen, memory_order_relaxed)))
+      gexi_sock_leaves_now(p))
     return 0;
   if (!p->qn) atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
   q_open(p, q_new_piece(p, SOCK_PIECE));
