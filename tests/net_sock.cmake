@@ -8,9 +8,10 @@
 #   net_sock_<test>_n7        7 ranks on the machine's cores (oversubscribed)
 #   netns_sock_<test>          two network namespaces as two hosts, two ranks each
 #   net_sockbatch*_t_am_batch   floods of small AMs, which leave in batches
+#   net_sock{,mix}inplace_<test>  small NBI Puts and Gets written in place
 #   net_sock{block,spin}_<test>  the other wait policies (GEX_WAIT_MODE)
 # Labels: net, net_sock, net_sockmix, net_sockcredit, net_sockbatch*, net_sockblock,
-# net_sockspin, netns_sock.
+# net_sockspin, net_sock*inplace, netns_sock.
 
 # The foundation suite, and atomics, teams, collectives and VIS.
 set(GEX_NET_SUITE t_queries t_rma t_rma_val t_rma_lc t_rma_bounds t_events t_nbi t_barrier
@@ -53,9 +54,25 @@ endforeach()
 # path over the network (t_mk_rma.c; docs/memory-kinds.md).
 foreach(n 2 7)
   gex_add_net_run(sock t_mk_rma ${n} GEX_SUPERNODE_MAXSIZE=1 GEX_MK_TEST_DEVICE=host
-                  GEX_TEST_STAGED=+ ${_sock})
+                  GEX_TEST_STAGED=+ GEX_TEST_ASYNC=0 ${_sock})
 endforeach()
-gex_add_net_run(sockmix t_mk_rma 4 GEX_SUPERNODE_MAXSIZE=2 GEX_MK_TEST_DEVICE=host ${_sock})
+gex_add_net_run(sockmix t_mk_rma 4 GEX_SUPERNODE_MAXSIZE=2 GEX_MK_TEST_DEVICE=host
+                GEX_TEST_ASYNC=+ ${_sock})
+# Small NBI Puts and NBI Gets written in place into the peer's queue
+# (transport/sock/sock_rma.c): with coalescing of Puts off, so that they
+# reach it; oversubscribed, in two "nodes", with threads contending for a
+# peer's queue, and the suite's RMA tests.  GEX_TEST_INPLACE=+ checks that
+# the path was taken.
+set(_inplace GEX_SUPERNODE_MAXSIZE=1 GEX_COALESCE_PUT_MAX=0 ${_sock})
+gex_add_net_run(sockinplace t_nbi_counted 3 ${_inplace} GEX_TEST_INPLACE=+)
+gex_add_net_run(sockinplace t_nbi_counted 7 ${_inplace} GEX_TEST_INPLACE=+)
+gex_add_net_run(sockmixinplace t_nbi_counted 4 GEX_SUPERNODE_MAXSIZE=2 GEX_COALESCE_PUT_MAX=0
+                GEX_TEST_INPLACE=+ ${_sock})
+foreach(t t_rma t_rma_val t_rma_lc t_nbi t_mt_stress)
+  gex_add_net_run(sockinplace ${t} 4 ${_inplace})
+endforeach()
+set_property(TEST net_sockinplace_t_nbi_counted_n3 net_sockinplace_t_nbi_counted_n7
+             net_sockmixinplace_t_nbi_counted_n4 APPEND PROPERTY LABELS "rma;events")
 # Two "hosts" (network namespaces joined by a veth pair, tests/netns/), two
 # ranks each: shared memory inside a host, TCP between them over the veth.
 foreach(t IN LISTS GEX_NET_SUITE GEX_NET_SUITE5)

@@ -22,6 +22,8 @@
  *
  * GEX_TEST_COUNTED=+: some operation of the job went through the counted
  * endpoint (an internal hook of the static library); =0: none did.
+ * GEX_TEST_INPLACE=+ / =0: the same for the sock transport's small NBI
+ * Puts and Gets written in place into a peer's queue (transport/sock/sock_rma.c).
  *
  *   t_nbi_counted [ROUNDS]   (default 30, scaled; at least 3)
  */
@@ -34,6 +36,8 @@ uint64_t gexi_ofi_counted_ops(void);
 #else
 static uint64_t gexi_ofi_counted_ops(void) { return 0; } /* no network transport */
 #endif
+
+uint64_t gexi_sock_rma_tails(void); /* the sock transport's (transport/sock/sock_send.c) */
 
 #define SLOT 64
 #define NSLOT 48            /* Put slots per (source, thread) */
@@ -191,6 +195,8 @@ int main(int argc, char **argv) {
   }
   test_check_job_count("GEX_TEST_COUNTED", gexi_ofi_counted_ops(),
                        "NBI operations on the counted endpoint");
+  test_check_job_count("GEX_TEST_INPLACE", gexi_sock_rma_tails(),
+                       "queue tails opened for NBI operations written in place");
   for (int th = 0; th < NTH; th++) {
     free(w[th].small);
     free(w[th].big);

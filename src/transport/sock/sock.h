@@ -172,6 +172,9 @@ struct sock_peer {
    * send_small, plus tails opened (each for at least one such frame):
    * under tx_lock; GEX_TEST_BATCHED. */
   uint64_t batched;
+  /* Tails opened for NBI Puts and Gets written in place (sock_rma.c):
+   * under tx_lock; GEX_TEST_INPLACE. */
+  uint64_t rma_tails;
   /* Credit: bytes of AM Requests we may still send it; bytes of its
    * Requests we have handled and not yet told it about. */
   _Atomic int64_t credit;
@@ -330,6 +333,8 @@ static inline uint32_t gexi_sock_tx_owed(struct sock_peer *p) {
 /* Non-zero once some frame joined a batch instead of leaving on its own
  * (the sum of the peers' 'batched': a test hook). */
 uint64_t gexi_sock_batched(void);
+/* The sum of the peers' rma_tails (a test hook). */
+uint64_t gexi_sock_rma_tails(void);
 /* Write what is queued, for every peer with bytes queued: flush_all under
  * poll_lock (the connected peers' list), flush_any without it (every
  * rank of the job, each under its own tx_lock). */
@@ -365,6 +370,10 @@ gex_Event_t gexi_sock_put(gex_Rank_t j, void *dest, const void *src, size_t nbyt
                           gex_Event_t *lc_opt, gex_Flags_t flags, int mode);
 gex_Event_t gexi_sock_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex_Flags_t flags,
                           int mode);
+/* The put_nbi entry (transport.h): small Puts in place, else
+ * gexi_rma_put_nbi_general. */
+int gexi_sock_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank, void *dest,
+                      uint64_t lc_flags);
 void gexi_sock_seg_register(void *base, uintptr_t size, uint64_t *key);
 void gexi_sock_seg_peer(gex_Rank_t j, uint64_t key);
 void *gexi_sock_expose(const void *buf, size_t len, uint64_t *key, uint64_t *raddr);

@@ -167,6 +167,131 @@ static gex_Event_t rma(const char *fn, int is_put, gex_Rank_t j, uint64_t raddr,
   return mode == GEXI_MODE_NB ? ev : GEX_EVENT_INVALID;
 }
 
+/* ---- small NBI operations, written in place ----------------------------------------- */
+/* An NBI Put of at most SOCK_PUT_INPLACE_MAX bytes, or an NBI Get, to a
+ * peer with a segment, outside an access region, is written straight into
+ * the open tail of the peer's queue when it has one (as an AM Short is,
+ * sock_am.c): it joins the batch the next poll writes.  An open tail means
+ * a live connection (a closed one's queue is dropped under tx_lock), so
+ * the fast path checks nothing else.  The thread's NBI counter
+ * (atomic/ad_am.h) counts the operation while tx_lock is held, so before
+ * its frame can leave.  Every call out of the fast paths is a tail call
+ * (no registers saved). */
+#define SOCK_PUT_INPLACE_MAX 64
+#define SOCK_RMA_HEAD (sizeof(struct sock_frame) + sizeof(struct sock_rma))
+
+/* Under p's tx_lock: the head of an NBI Put or Get frame at dst.  It
+ * carries no credit (what we owe p stays owed, returned by the next AM
+ * frame or a CREDIT frame, sock_am.c). */
+static inline void rma_head(struct sock_peer *p, char *dst, int type, uint32_t len,
+                            uint64_t addr, size_t n, uint64_t dest, int cat) {
+  struct gexi_thread_state *t = &gexi_tls;
+  _Atomic uint32_t *c = &t->am_nbi.pending[cat];
+  atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+  t->nbi_maybe = 1;
+  gexi_am_sync_release();
+  _Static_assert(offsetof(struct sock_frame, type) == 4 && offsetof(struct sock_frame, credit) == 8,
+                 "a frame's header is two words: len and type, credit");
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t w[2] = {(uint64_t)len | (uint64_t)type << 32, 0};
+#else
+  uint64_t w[2] = {(uint64_t)len << 32 | (uint64_t)type << 24, 0};
+#endif
+  memcpy(dst, w, sizeof w);
+  struct sock_rma *r = (struct sock_rma *)(void *)(dst + sizeof(struct sock_frame));
+  *r = (struct sock_rma){p->seg_key, addr, n, (uint64_t)(uintptr_t)c, dest};
+}
+
+/* A Put's data other than one word (padded), then p's tx_lock released:
+ * out of line, so that the one-word case calls nothing. */
+__attribute__((noinline)) static int put_data_unlock(struct sock_peer *p, char *d,
+                                                     const void *src, size_t n) {
+  memset(d + SOCK_ROUND8(n) - 8, 0, 8); /* the padding */
+  memcpy(d, src, n);
+  gexi_sock_tx_unlock(p);
+  return 0;
+}
+
+/* Under p's tx_lock: a Put frame at dst, then the lock released. */
+static inline int put_frame_unlock(struct sock_peer *p, char *dst, void *dest, const void *src,
+                                   size_t n) {
+  rma_head(p, dst, SOCK_F_PUT, (uint32_t)(sizeof(struct sock_rma) + SOCK_ROUND8(n)),
+           (uint64_t)(uintptr_t)dest, n, 0, GEXI_AM_NBI_PUT);
+  char *d = dst + SOCK_RMA_HEAD;
+  if (n != 8) return put_data_unlock(p, d, src, n);
+  uint64_t w;
+  memcpy(&w, src, 8);
+  memcpy(d, &w, 8);
+  gexi_sock_tx_unlock(p);
+  return 0;
+}
+
+static inline void get_frame(struct sock_peer *p, char *dst, void *dest, void *src, size_t n) {
+  rma_head(p, dst, SOCK_F_GET, sizeof(struct sock_rma), (uint64_t)(uintptr_t)src, n,
+           (uint64_t)(uintptr_t)dest, GEXI_AM_NBI_GET);
+}
+
+/* Peer j, its tx_lock taken, when a small NBI operation may go to it in
+ * place (it has a segment, this thread is outside an access region);
+ * NULL otherwise (or when another thread holds the lock). */
+static inline struct sock_peer *inplace_peer(gex_Rank_t j) {
+  struct sock_peer *p = &S()->peers[j];
+  if (GEXI_LIKELY(!gexi_tls.in_access_region && p->seg_key != 0 &&
+                  !atomic_exchange_explicit(&p->tx_lock, 1, memory_order_acquire)))
+    return p;
+  return NULL;
+}
+
+/* Under p's tx_lock, its tail having no room: a new tail for the frame,
+ * when the queue waits for a poll and the connection is up (1); else 0,
+ * the lock released. */
+static inline int inplace_open(struct sock_peer *p, gex_Rank_t j, size_t len) {
+  if (!gexi_sock_leaves_now(p) && gexi_sock_tx_open(j) && gexi_sock_tx_reserve(p, len)) {
+    p->rma_tails++;
+    return 1;
+  }
+  gexi_sock_tx_unlock(p);
+  return 0;
+}
+
+__attribute__((noinline)) static int put_nbi_open(struct sock_peer *p, gex_Rank_t j, void *dest,
+                                                  const void *src, size_t n) {
+  size_t len = SOCK_RMA_HEAD + SOCK_ROUND8(n);
+  if (inplace_open(p, j, len)) return put_frame_unlock(p, p->tail - len, dest, src, n);
+  return gexi_sock_put(j, dest, src, n, NULL, 0, GEXI_MODE_NBI) != GEX_EVENT_INVALID;
+}
+
+__attribute__((noinline)) static gex_Event_t get_main(gex_Rank_t j, void *dest, void *src,
+                                                      size_t nbytes, int mode) {
+  return rma("gex_RMA_Get", 0, j, (uint64_t)(uintptr_t)src, dest, nbytes, mode);
+}
+
+__attribute__((noinline)) static gex_Event_t get_nbi_open(struct sock_peer *p, gex_Rank_t j,
+                                                          void *dest, void *src, size_t n) {
+  if (inplace_open(p, j, SOCK_RMA_HEAD)) {
+    get_frame(p, p->tail - SOCK_RMA_HEAD, dest, src, n);
+    gexi_sock_tx_unlock(p);
+    return GEX_EVENT_INVALID;
+  }
+  return get_main(j, dest, src, n, GEXI_MODE_NBI);
+}
+
+/* The put_nbi entry (transport.h). */
+int gexi_sock_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank, void *dest,
+                      uint64_t lc_flags) {
+  if (GEXI_LIKELY(nbytes - 1 < SOCK_PUT_INPLACE_MAX)) {
+    const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+    struct sock_peer *p = inplace_peer(j);
+    if (GEXI_LIKELY(p != NULL)) {
+      char *dst = p->tail;
+      if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, SOCK_RMA_HEAD + SOCK_ROUND8(nbytes))))
+        return put_nbi_open(p, j, dest, src, nbytes);
+      return put_frame_unlock(p, dst, dest, src, nbytes);
+    }
+  }
+  return gexi_rma_put_nbi_general(tm, src, nbytes, rank, dest, lc_flags);
+}
+
 gex_Event_t gexi_sock_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
                           gex_Event_t *lc_opt, gex_Flags_t flags, int mode) {
   (void)flags;
@@ -181,7 +306,18 @@ gex_Event_t gexi_sock_put(gex_Rank_t j, void *dest, const void *src, size_t nbyt
 gex_Event_t gexi_sock_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex_Flags_t flags,
                           int mode) {
   (void)flags;
-  return rma("gex_RMA_Get", 0, j, (uint64_t)(uintptr_t)src, dest, nbytes, mode);
+  if (GEXI_LIKELY(mode == GEXI_MODE_NBI && nbytes - 1 < SOCK_RMA_FRAME_MAX)) {
+    struct sock_peer *p = inplace_peer(j);
+    if (GEXI_LIKELY(p != NULL)) {
+      char *dst = p->tail;
+      if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, SOCK_RMA_HEAD)))
+        return get_nbi_open(p, j, dest, src, nbytes);
+      get_frame(p, dst, dest, src, nbytes);
+      gexi_sock_tx_unlock(p);
+      return GEX_EVENT_INVALID;
+    }
+  }
+  return get_main(j, dest, src, nbytes, mode);
 }
 
 /* The target of a Get: the reply, sent from the region itself (it stays
@@ -190,7 +326,7 @@ void gexi_sock_get_serve(gex_Rank_t j, const struct sock_rma *r, char *src) {
   struct sock_rma rep = {0, 0, r->len, r->cookie, r->dest};
   struct sock_frame f = {.len = (uint32_t)(sizeof rep + SOCK_ROUND8(r->len)), .type = SOCK_F_GETREP};
   gexi_sock_send(j, &f, &rep, sizeof rep, src, r->len,
-                 r->len <= 256 ? SOCK_TX_COPY : SOCK_TX_BORROW, GEXI_POLL_ALL, 0);
+                 r->len <= 256 ? SOCK_TX_COPY | SOCK_TX_BATCH : SOCK_TX_BORROW, GEXI_POLL_ALL, 0);
 }
 
 /* ---- exposed regions (transport.h) ----------------------------------------------- */

@@ -207,16 +207,20 @@ static void flush_peer(gex_Rank_t j) {
   if (err) gexi_sock_peer_gone(j, 0, strerror(err));
 }
 
-uint64_t gexi_sock_batched(void) {
+/* The sum over the peers of a count kept under their tx_lock. */
+static uint64_t peers_sum(size_t field) {
   struct gexi_sock *s = __atomic_load_n(&gexi_ctx.sock, __ATOMIC_ACQUIRE);
-  uint64_t n = 0;
+  uint64_t n = 0, v;
   for (gex_Rank_t j = 0; s && j < gexi_ctx.size; j++) {
     gexi_sock_tx_lock(&s->peers[j]);
-    n += s->peers[j].batched;
+    memcpy(&v, (const char *)&s->peers[j] + field, sizeof v);
+    n += v;
     gexi_sock_tx_unlock(&s->peers[j]);
   }
   return n;
 }
+uint64_t gexi_sock_batched(void) { return peers_sum(offsetof(struct sock_peer, batched)); }
+uint64_t gexi_sock_rma_tails(void) { return peers_sum(offsetof(struct sock_peer, rma_tails)); }
 
 void gexi_sock_flush_all(void) {
   struct gexi_sock *s = S();
