@@ -81,12 +81,17 @@ static inline void gexi_am_counter_done(_Atomic uint32_t *c, uint32_t n) {
 static inline _Atomic uint64_t *gexi_am_sync(void) {
   return (_Atomic uint64_t *)(uintptr_t)gexi_ctx.ep.handlers[GEXI_AMIDX_AD_REQ].gex_cdata;
 }
+#if defined(__SANITIZE_THREAD__)
 static inline void gexi_am_sync_release(void) {
   atomic_fetch_add_explicit(gexi_am_sync(), 1, memory_order_release);
 }
 static inline void gexi_am_sync_acquire(void) {
   (void)atomic_load_explicit(gexi_am_sync(), memory_order_acquire);
 }
+#else /* only ThreadSanitizer needs to be shown the ordering */
+static inline void gexi_am_sync_release(void) {}
+static inline void gexi_am_sync_acquire(void) {}
+#endif
 
 /* Non-zero while an NBI operation of a category in 'mask' (outside access
  * regions) of this thread awaits its reply.  Inline: gex_NBI_Wait with
