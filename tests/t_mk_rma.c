@@ -10,17 +10,25 @@
  * staging window), and for each writer w and target t = w + 1 (itself when
  * alone: loopback):
  *   1. w Puts its pattern from host memory into its slot of t's device
- *      segment (blocking, NB, NBI in turn);
+ *      segment (blocking, NB, NBI in four pieces, or NBI in an access
+ *      region, in turn), and scribbles over its buffer as soon as the
+ *      calls return (local completion);
  *   2. barrier; reader r = w + 2 Gets that slot back into host memory
- *      (blocking, NB, NBI in turn) and checks it is w's pattern, with a
+ *      (the same forms in turn) and checks it is w's pattern, with a
  *      guard on each side of its buffer untouched;
  *   3. barrier; t copies the slot device to device, through its own
  *      endpoint's pair (local buffer in its device segment) into a second
- *      slot of reader r's segment, and r checks that slot as in 2.
+ *      slot of reader r's segment (the same forms), and r checks that
+ *      slot as in 2;
+ *   4. barrier; every rank clears its slot 0, Gets the second slot of its
+ *      target (what it copied there in 3) back into it device to device
+ *      (the same forms), and checks it.
  *
  * GEX_TEST_STAGED=+: some operation of the job must have taken the staged
  * path (through AMs and host memory); =0: none may have (every target was
  * this process or a neighbour opened through its handle).
+ * GEX_TEST_ASYNC=+: some NB or NBI operation was a device copy finished
+ * after the call returned (the test device finishes none at once).
  *
  * With GEX_MK_TEST_DEVICE set the kind must be made; without it the
  * machine's GPU is used, and the test SKIPs (status 77) where there is
@@ -32,12 +40,49 @@
 #include <gasnet_mk.h>
 
 enum { GUARD = 64 };
-uint64_t gexi_rma_device_staged(void); /* rma/rma_device.c (libgex is linked in statically) */
+/* rma/rma_device.c (libgex is linked in statically) */
+uint64_t gexi_rma_device_staged(void);
+uint64_t gexi_rma_device_started(void);
 #ifdef GASNET_HAVE_MK_CLASS_CUDA_UVA
 #define HAVE_CLASS 1
 #else
 #define HAVE_CLASS 0
 #endif
+
+/* Forms of an operation: blocking, NB, NBI (in four pieces), NBI in an
+ * access region.  Returns once it is complete; 'scribble' (a Put's
+ * source, or NULL) is overwritten as soon as the calls return. */
+enum { FORMS = 4 };
+static void rma(int form, int is_put, gex_TM_t tm, gex_Rank_t r, void *remote, void *local,
+                size_t len, unsigned char *scribble) {
+  char *rem = remote, *loc = local;
+  gex_Event_t ev = GEX_EVENT_INVALID;
+  if (form == 0) {
+    if (is_put)
+      gex_RMA_PutBlocking(tm, r, remote, local, len, 0);
+    else
+      gex_RMA_GetBlocking(tm, local, r, remote, len, 0);
+  } else if (form == 1) {
+    ev = is_put ? gex_RMA_PutNB(tm, r, remote, local, len, GEX_EVENT_NOW, 0)
+                : gex_RMA_GetNB(tm, local, r, remote, len, 0);
+  } else {
+    if (form == 3) gex_NBI_BeginAccessRegion(0);
+    size_t piece = (len + 3) / 4;
+    for (size_t off = 0; off < len; off += piece) {
+      size_t k = len - off < piece ? len - off : piece;
+      if (is_put)
+        CHECK(gex_RMA_PutNBI(tm, r, rem + off, loc + off, k, GEX_EVENT_NOW, 0) == 0);
+      else
+        CHECK(gex_RMA_GetNBI(tm, loc + off, r, rem + off, k, 0) == 0);
+    }
+    if (form == 3) ev = gex_NBI_EndAccessRegion(0);
+  }
+  if (scribble) memset(scribble, 0x5A, len);
+  if (form == 2)
+    gex_NBI_Wait(is_put ? GEX_EC_PUT : GEX_EC_GET, 0);
+  else if (form != 0)
+    gex_Event_Wait(ev);
+}
 
 int main(int argc, char **argv) {
   test_init(&argc, &argv, "t_mk_rma", GASNET_PAGESIZE, NULL, 0);
@@ -92,42 +137,37 @@ int main(int argc, char **argv) {
   gex_Rank_t target = (me + 1) % n, writer = (me + 2 * n - 2) % n;
   for (size_t i = 0; i < nsizes; i++) {
     size_t len = sizes[i];
-    int form = (int)(i % 3);
+    int form = (int)(i % FORMS);
     /* 1. my pattern into slot 0 of my target's segment */
     uint64_t seed = test_seed(me, len, 1, 0);
     test_fill(buf, len, seed);
-    void *dst = (void *)base[target];
-    if (form == 0)
-      gex_RMA_PutBlocking(to_dev, target, dst, buf, len, 0);
-    else if (form == 1)
-      gex_Event_Wait(gex_RMA_PutNB(to_dev, target, dst, buf, len, GEX_EVENT_NOW, 0));
-    else {
-      CHECK(gex_RMA_PutNBI(to_dev, target, dst, buf, len, GEX_EVENT_NOW, 0) == 0);
-      gex_NBI_Wait(GEX_EC_PUT, 0);
-    }
+    rma(form, 1, to_dev, target, (void *)base[target], buf, len, buf);
     test_barrier();
     /* 2. the writer two ranks back put its pattern into slot 0 of its target */
     gex_Rank_t wt = (writer + 1) % n;
     memset(buf, 0xEE, max + 2 * GUARD);
     void *src = (void *)base[wt];
-    if (form == 0)
-      gex_RMA_GetBlocking(to_dev, buf + GUARD, wt, src, len, 0);
-    else if (form == 1)
-      gex_Event_Wait(gex_RMA_GetNB(to_dev, buf + GUARD, wt, src, len, 0));
-    else {
-      CHECK(gex_RMA_GetNBI(to_dev, buf + GUARD, wt, src, len, 0) == 0);
-      gex_NBI_Wait(GEX_EC_GET, 0);
-    }
+    rma(form, 0, to_dev, wt, src, buf + GUARD, len, NULL);
     CHECK_PATTERN(buf + GUARD, len, test_seed(writer, len, 1, 0));
     CHECK_BYTES(buf, GUARD, 0xEE);
     CHECK_BYTES(buf + GUARD + len, GUARD, 0xEE);
     test_barrier();
     /* 3. slot 0 of my segment, device to device, into slot 1 of my target's */
-    gex_RMA_PutBlocking(dev_dev, target, (void *)(base[target] + slot), (void *)base[me], len, 0);
+    rma((form + 1) % FORMS, 1, dev_dev, target, (void *)(base[target] + slot), (void *)base[me],
+        len, NULL);
     test_barrier();
     memset(buf, 0xEE, max + 2 * GUARD);
     gex_RMA_GetBlocking(to_dev, buf + GUARD, me, (void *)(base[me] + slot), len, 0);
     CHECK_PATTERN(buf + GUARD, len, test_seed(writer, len, 1, 0));
+    CHECK_BYTES(buf + GUARD + len, GUARD, 0xEE);
+    test_barrier();
+    /* 4. back from my target's second slot into my slot 0 (written by me - 1) */
+    memset(buf, 0xEE, max + 2 * GUARD);
+    gex_RMA_PutBlocking(to_dev, me, (void *)base[me], buf, len, 0);
+    rma((form + 2) % FORMS, 0, dev_dev, target, (void *)(base[target] + slot), (void *)base[me],
+        len, NULL);
+    gex_RMA_GetBlocking(to_dev, buf + GUARD, me, (void *)base[me], len, 0);
+    CHECK_PATTERN(buf + GUARD, len, test_seed((me + n - 1) % n, len, 1, 0));
     CHECK_BYTES(buf + GUARD + len, GUARD, 0xEE);
     test_barrier();
   }
@@ -135,5 +175,7 @@ int main(int argc, char **argv) {
   free(base);
   test_check_job_count("GEX_TEST_STAGED", gexi_rma_device_staged(),
                        "device RMA operations through the staged path");
+  test_check_job_count("GEX_TEST_ASYNC", gexi_rma_device_started(),
+                       "device copies of NB and NBI operations finished after the call");
   test_finish();
 }

@@ -5,6 +5,7 @@
 struct gexi_context gexi_ctx = {
     .teams_lock = PTHREAD_MUTEX_INITIALIZER,
     .coll_lock = PTHREAD_MUTEX_INITIALIZER,
+    .dev_lock = PTHREAD_MUTEX_INITIALIZER,
     .used_slots = 1,
     .npam_staging_once = PTHREAD_ONCE_INIT,
     .next_segment_id = GEXI_SEG_ID_ATTACH + 1,

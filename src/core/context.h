@@ -203,9 +203,19 @@ struct gexi_context {
   _Atomic int exit_requested;
   int exit_code;
 
-  /* Device RMA operations that took the staged path (rma/rma_device.c;
-   * a test hook: gexi_rma_device_staged). */
-  _Atomic uint64_t mk_staged;
+  /* Device RMA operations that took the staged path, and device copies
+   * started for NB and NBI ones (rma/rma_device.c; test hooks:
+   * gexi_rma_device_staged, gexi_rma_device_started). */
+  _Atomic uint64_t mk_staged, mk_started;
+  /* Device copies started by NB and NBI RMA and not known to be done
+   * (rma/rma_device.c): how many, and what finishes them (set before the
+   * first is counted).  While there are some, every poll calls
+   * dev_progress, and a waiting thread does not sleep on the network. */
+  _Atomic unsigned dev_inflight;
+  int (*dev_progress)(void);
+  /* The copies themselves: rma/rma_device.c's list, under dev_lock. */
+  pthread_mutex_t dev_lock;
+  struct gexi_dev_inflight *dev_ops;
 
   /* GEXI_WAIT_*: GEX_WAIT_MODE's, or gasnet_set_waitmode's since
    * (core/hooks.h); read by every waiting thread (core/progress.c). */
@@ -402,11 +412,13 @@ gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void);
 int gexi_rma_put_nbi_general(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank,
                              void *dest, uint64_t lc_flags);
 /* RMA through a TM-pair to endpoints of index > 0 whose segment is not
- * mapped here (rma/rma_ep.c): complete on return.  gexi_rma_ep_put_nbi is
- * such pairs' put_nbi entry. */
+ * mapped here (rma/rma_ep.c): complete on return, except NB and NBI ones
+ * a device's copy finishes later (rma/rma_device.c; 'mode' as in
+ * gex_inline.h).  gexi_rma_ep_put_nbi is such pairs' put_nbi entry. */
 gex_Event_t gexi_rma_ep_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                             size_t nbytes, gex_Event_t *lc_opt, int mode);
-gex_Event_t gexi_rma_ep_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes);
+gex_Event_t gexi_rma_ep_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                            int mode);
 int gexi_rma_ep_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank, void *dest,
                         uint64_t lc_flags);
 static inline gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {

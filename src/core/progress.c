@@ -34,6 +34,8 @@ int gexi_poll(int what) {
     gexi_tls.flush_deferred();
   int n = gexi_shm_poll(what);
   if (gexi_ctx.net) n += gexi_ctx.net->poll(what);
+  if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.dev_inflight, memory_order_acquire)))
+    n += gexi_ctx.dev_progress();
   return n;
 }
 
@@ -47,7 +49,8 @@ void gexi_idle(void) {
   const unsigned before = eager ? 1 : GEXI_SPINS_BEFORE_YIELD;
   if (++gexi_tls.idle_polls >= before) {
     gexi_tls.idle_polls = eager ? 0 : GEXI_SPINS_BEFORE_YIELD - GEXI_SPINS_BETWEEN_YIELDS;
-    const bool can_block = gexi_ctx.net && gexi_ctx.net->block && gexi_ctx.nbrhd_size == 1;
+    const bool can_block = gexi_ctx.net && gexi_ctx.net->block && gexi_ctx.nbrhd_size == 1 &&
+                           !atomic_load_explicit(&gexi_ctx.dev_inflight, memory_order_relaxed);
     if (can_block && (mode == GEXI_WAIT_BLOCK || ++gexi_tls.idle_yields >= GEXI_YIELDS_BEFORE_BLOCK)) {
       gexi_tls.idle_yields = 0;
       gexi_ctx.net->block(GEXI_BLOCK_US);

@@ -31,7 +31,14 @@ typedef unsigned int gexi_CUresult;
 typedef int gexi_CUdevice;
 typedef struct CUctx_st *gexi_CUcontext;
 typedef unsigned long long gexi_CUdeviceptr;
+typedef struct CUstream_st *gexi_CUstream;
+typedef struct CUevent_st *gexi_CUevent;
+#define GEXI_CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2
 #define GEXI_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL 9
+#define GEXI_CU_EVENT_DISABLE_TIMING 2
+#define GEXI_CUDA_ERROR_NOT_READY 600
+/* The calling thread's default stream, in any context. */
+#define GEXI_CU_STREAM_PER_THREAD ((gexi_CUstream)0x2)
 
 /* name, return and parameter types: one line per entry point used. */
 #define GEXI_CU_ENTRIES(X)                                                              \
@@ -47,6 +54,18 @@ typedef unsigned long long gexi_CUdeviceptr;
   X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (gexi_CUdeviceptr, const void *, size_t))          \
   X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *, gexi_CUdeviceptr, size_t))                \
   X(cuMemcpyDtoD, "cuMemcpyDtoD_v2", (gexi_CUdeviceptr, gexi_CUdeviceptr, size_t))      \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2",                                          \
+    (gexi_CUdeviceptr, const void *, size_t, gexi_CUstream))                            \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2",                                          \
+    (void *, gexi_CUdeviceptr, size_t, gexi_CUstream))                                  \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2",                                          \
+    (gexi_CUdeviceptr, gexi_CUdeviceptr, size_t, gexi_CUstream))                        \
+  X(cuEventCreate, "cuEventCreate", (gexi_CUevent *, unsigned int))                     \
+  X(cuEventRecord, "cuEventRecord", (gexi_CUevent, gexi_CUstream))                      \
+  X(cuEventQuery, "cuEventQuery", (gexi_CUevent))                                       \
+  X(cuEventDestroy, "cuEventDestroy_v2", (gexi_CUevent))                                \
+  X(cuMemAllocHost, "cuMemAllocHost_v2", (void **, size_t))                             \
+  X(cuMemFreeHost, "cuMemFreeHost", (void *))                                           \
   X(cuMemGetAddressRange, "cuMemGetAddressRange_v2",                                    \
     (gexi_CUdeviceptr *, size_t *, gexi_CUdeviceptr))                                   \
   X(cuPointerGetAttribute, "cuPointerGetAttribute", (void *, unsigned int, gexi_CUdeviceptr))    \
@@ -87,6 +106,10 @@ _Static_assert(sizeof(CUdeviceptr) == sizeof(gexi_CUdeviceptr), "CUdeviceptr");
 _Static_assert(sizeof(CUdevice) == sizeof(gexi_CUdevice), "CUdevice");
 _Static_assert(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL == GEXI_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                "CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL");
+_Static_assert(CU_POINTER_ATTRIBUTE_MEMORY_TYPE == GEXI_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+               "CU_POINTER_ATTRIBUTE_MEMORY_TYPE");
+_Static_assert(CU_EVENT_DISABLE_TIMING == GEXI_CU_EVENT_DISABLE_TIMING, "CU_EVENT_DISABLE_TIMING");
+_Static_assert(CUDA_ERROR_NOT_READY == GEXI_CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY");
 _Static_assert(CUDA_SUCCESS == 0, "CUDA_SUCCESS");
 _Static_assert(sizeof(CUipcMemHandle) == sizeof(gexi_CUipcMemHandle), "CUipcMemHandle");
 _Static_assert(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS == GEXI_CU_IPC_LAZY_ENABLE_PEER_ACCESS,
@@ -160,6 +183,72 @@ static int cu_copy(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src,
   return r != 0;
 }
 
+/* A started copy is one on the calling thread's default stream, followed
+ * by an event that copy_done queries.  The driver returns from a copy out
+ * of pageable host memory once it has staged the source, and from a copy
+ * into pageable memory once it is done; a copy out of page-locked host
+ * memory would read it later, so that one is made synchronously (the host
+ * source must be the caller's again on return, mk/device.h). */
+static int cu_copy_start(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src, size_t n,
+                         void **op, const char **why) {
+  struct cu *c = C(d);
+  gexi_CUresult r;
+  unsigned int type = 0;
+  *op = NULL;
+  if (dir == GEXI_DEV_HTOD) {
+    IN_CTX(c, r, c->fn_cuPointerGetAttribute(&type, GEXI_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                             (gexi_CUdeviceptr)src));
+    if (r == 0) return cu_copy(d, dir, dst, src, n, why); /* known to the driver: page-locked */
+  }
+  const gexi_CUstream st = GEXI_CU_STREAM_PER_THREAD;
+  if (dir == GEXI_DEV_HTOD)
+    IN_CTX(c, r, c->fn_cuMemcpyHtoDAsync((gexi_CUdeviceptr)dst, (const void *)src, n, st));
+  else if (dir == GEXI_DEV_DTOH)
+    IN_CTX(c, r, c->fn_cuMemcpyDtoHAsync((void *)dst, (gexi_CUdeviceptr)src, n, st));
+  else
+    IN_CTX(c, r, c->fn_cuMemcpyDtoDAsync((gexi_CUdeviceptr)dst, (gexi_CUdeviceptr)src, n, st));
+  gexi_CUevent ev = NULL;
+  if (!r) IN_CTX(c, r, c->fn_cuEventCreate(&ev, GEXI_CU_EVENT_DISABLE_TIMING));
+  if (!r) {
+    IN_CTX(c, r, c->fn_cuEventRecord(ev, st));
+    gexi_CUresult r2 = 0;
+    if (r) IN_CTX(c, r2, c->fn_cuEventDestroy(ev));
+    (void)r2;
+  }
+  if (r) {
+    *why = cu_error(c, r);
+    return 1;
+  }
+  *op = ev;
+  return 0;
+}
+
+static int cu_copy_done(struct gexi_device *d, void *op, const char **why) {
+  struct cu *c = C(d);
+  gexi_CUresult r, q;
+  IN_CTX(c, q, c->fn_cuEventQuery((gexi_CUevent)op));
+  if (q == GEXI_CUDA_ERROR_NOT_READY) return 0;
+  IN_CTX(c, r, c->fn_cuEventDestroy((gexi_CUevent)op));
+  (void)r;
+  if (q) *why = cu_error(c, q);
+  return q ? -1 : 1;
+}
+
+/* Page-locked host memory, in the primary context (reached directly by
+ * every device's copies: it is portable under unified addressing). */
+static int cu_host_alloc(struct gexi_device *d, size_t n, void **p) {
+  struct cu *c = C(d);
+  gexi_CUresult r;
+  IN_CTX(c, r, c->fn_cuMemAllocHost(p, n));
+  return r != 0;
+}
+static void cu_host_free(struct gexi_device *d, void *p) {
+  struct cu *c = C(d);
+  gexi_CUresult r;
+  IN_CTX(c, r, c->fn_cuMemFreeHost(p));
+  (void)r;
+}
+
 _Static_assert(sizeof(gexi_CUipcMemHandle) <= GEXI_DEV_IPC_BYTES, "an IPC handle fits");
 
 static int cu_ipc_export(struct gexi_device *d, uintptr_t ptr, struct gexi_dev_ipc *h,
@@ -212,6 +301,10 @@ static const struct gexi_device_ops cu_ops = {
     .free = cu_free,
     .owns = cu_owns,
     .copy = cu_copy,
+    .copy_start = cu_copy_start,
+    .copy_done = cu_copy_done,
+    .host_alloc = cu_host_alloc,
+    .host_free = cu_host_free,
     .ipc_export = cu_ipc_export,
     .ipc_open = cu_ipc_open,
     .close = cu_close,

@@ -17,6 +17,7 @@
 #ifndef GEXI_MK_DEVICE_H
 #define GEXI_MK_DEVICE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,10 +41,25 @@ struct gexi_device_ops {
   void (*free)(struct gexi_device *d, uintptr_t ptr);
   /* Whether [ptr, ptr + n) lies in one allocation of this device's memory. */
   int (*owns)(struct gexi_device *d, uintptr_t ptr, size_t n);
-  /* n bytes from src to dst (GEXI_DEV_*), complete on return: 0, or
-   * non-zero with *why set. */
+  /* n bytes from src to dst (GEXI_DEV_*), complete on return (after the
+   * calling thread's started copies): 0, or non-zero with *why set. */
   int (*copy)(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src, size_t n,
               const char **why);
+  /* The same copy started on the calling thread's stream and finished
+   * later, in the order this thread started its copies: 0 with *op set
+   * (NULL: complete already), or non-zero with *why set.  Host memory it
+   * reads is the caller's again when it returns; host or device memory it
+   * writes holds the data once copy_done said so. */
+  int (*copy_start)(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src, size_t n,
+                    void **op, const char **why);
+  /* Whether a started copy is complete: 1 (op is released), 0 not yet, -1
+   * failed (*why set; op is released).  Any thread may ask. */
+  int (*copy_done)(struct gexi_device *d, void *op, const char **why);
+  /* n bytes of page-locked host memory at *p, which the device's copies
+   * reach directly: 0, or non-zero (the caller uses plain memory); and
+   * its release. */
+  int (*host_alloc)(struct gexi_device *d, size_t n, void **p);
+  void (*host_free)(struct gexi_device *d, void *p);
   /* Neighbours: describe the allocation holding ptr for another process
    * of this node (0, or non-zero with *why set); open one so described
    * (n bytes from the exported address), giving its address here, through
@@ -60,7 +76,20 @@ struct gexi_device {
   const struct gexi_device_ops *ops;
   int ordinal;
   void *impl; /* the backend's */
+  /* Bounce buffers not in use (mk/bounce.c), under bounce_lock. */
+  pthread_mutex_t bounce_lock;
+  struct bounce_head *bounce_free;
 };
+
+/* Bounce buffers (mk/bounce.c): GEXI_BOUNCE_BYTES of host memory each,
+ * page-locked where the device can give it.  take: one (NULL: out of
+ * memory); give: back to d's list.  init and fini bracket a device's
+ * life (mk/mk.c). */
+#define GEXI_BOUNCE_BYTES ((size_t)64 << 10)
+void gexi_bounce_init(struct gexi_device *d);
+char *gexi_bounce_take(struct gexi_device *d);
+void gexi_bounce_give(struct gexi_device *d, char *b);
+void gexi_bounce_fini(struct gexi_device *d);
 
 /* Open device 'ordinal' of a backend: the device, or NULL with a one-line
  * reason in why[len]. */

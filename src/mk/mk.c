@@ -60,6 +60,7 @@ int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_arg
       gexi_warn("gex_MK_Create: GEX_MK_CLASS_CUDA_UVA: %s", why);
       return GASNET_ERR_RESOURCE;
     }
+    gexi_bounce_init(dev);
   } else if (args->gex_class != GEX_MK_CLASS_HOST) {
     gexi_warn("gex_MK_Create: %s (%d) is not supported by this build of libgex (host%s only)",
               class_name(args->gex_class), (int)args->gex_class,
@@ -68,7 +69,10 @@ int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_arg
   }
   struct gexi_MK *k = calloc(1, sizeof *k);
   if (!k) {
-    if (dev) dev->ops->close(dev);
+    if (dev) {
+      gexi_bounce_fini(dev);
+      dev->ops->close(dev);
+    }
     return GASNET_ERR_RESOURCE;
   }
   k->magic = GEXI_MK_MAGIC;
@@ -89,7 +93,10 @@ void gex_MK_Destroy(gex_MK_t kind, gex_Flags_t flags) {
   uint64_t n = atomic_load(&kind->segments);
   if (n) gexi_fatal("gex_MK_Destroy: %llu segment(s) of this kind still exist", (unsigned long long)n);
   kind->magic = 0;
-  if (kind->dev) kind->dev->ops->close(kind->dev);
+  if (kind->dev) {
+    gexi_bounce_fini(kind->dev);
+    kind->dev->ops->close(kind->dev);
+  }
   free(kind);
 }
 

@@ -15,6 +15,13 @@
  * its neighbours' segments), and the opener gets an allocation of its own
  * over the same memory -- a new inaccessible device address, a shared
  * mapping behind it -- which its copies reach like any other.
+ *
+ * Started copies (copy_start) are not done when started: they wait in
+ * the device's one queue, in order, and are carried out when copy_done is
+ * asked about one a second time (everything queued up to it), or before a
+ * synchronous copy.  A host source is read at the start (as a driver
+ * stages pageable memory); a host destination is written only at the
+ * end, so code that reads it before copy_done said so sees old bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,10 +48,23 @@ struct tdev_ipc {
   uint64_t len;
 };
 
+/* A started copy. */
+struct tdev_op {
+  int dir;
+  uintptr_t dst, src;
+  size_t n;
+  char *snap;       /* GEXI_DEV_HTOD: the source, read at the start */
+  int asked;        /* copy_done has said "not yet" once */
+  int performed;    /* carried out (out of the queue); 'failed': an address was bad */
+  int failed;
+  struct tdev_op *next;
+};
+
 struct tdev {
   pthread_mutex_t lock;
   struct tdev_alloc *a;
   size_t n, cap;
+  struct tdev_op *q, **q_end; /* started copies not carried out yet, in order */
 };
 
 static struct tdev *T(struct gexi_device *d) { return d->impl; }
@@ -133,17 +153,98 @@ static char *behind(struct tdev *t, uintptr_t p, size_t n) {
   return a ? a->mem + (p - a->addr) : NULL;
 }
 
+/* One copy (under lock): 0, or 1 if an address is not this device's. */
+static int perform(struct tdev *t, int dir, uintptr_t dst, uintptr_t src, size_t n) {
+  char *to = dir == GEXI_DEV_DTOH ? (char *)dst : behind(t, dst, n);
+  const char *from = dir == GEXI_DEV_HTOD ? (const char *)src : behind(t, src, n);
+  if (to && from) memmove(to, from, n);
+  return !(to && from);
+}
+
+/* Carry out the queued copies (under lock), up to and including 'last'
+ * (NULL: all of them). */
+static void drain(struct tdev *t, const struct tdev_op *last) {
+  while (t->q) {
+    struct tdev_op *o = t->q;
+    t->q = o->next;
+    if (!t->q) t->q_end = &t->q;
+    o->failed = perform(t, o->dir, o->dst, o->snap ? (uintptr_t)o->snap : o->src, o->n);
+    o->performed = 1;
+    if (o == last) break;
+  }
+}
+
 static int tdev_copy(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src, size_t n,
                      const char **why) {
   struct tdev *t = T(d);
   pthread_mutex_lock(&t->lock);
-  char *to = dir == GEXI_DEV_DTOH ? (char *)dst : behind(t, dst, n);
-  const char *from = dir == GEXI_DEV_HTOD ? (const char *)src : behind(t, src, n);
-  if (to && from) memmove(to, from, n);
+  drain(t, NULL);
+  int bad = perform(t, dir, dst, src, n);
   pthread_mutex_unlock(&t->lock);
-  if (to && from) return 0;
-  *why = "an address is not in this device's memory";
-  return 1;
+  if (bad) *why = "an address is not in this device's memory";
+  return bad;
+}
+
+static int tdev_copy_start(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src, size_t n,
+                           void **op, const char **why) {
+  struct tdev *t = T(d);
+  struct tdev_op *o = calloc(1, sizeof *o);
+  char *snap = dir == GEXI_DEV_HTOD ? malloc(n ? n : 1) : NULL;
+  if (!o || (dir == GEXI_DEV_HTOD && !snap)) {
+    free(o);
+    free(snap);
+    *why = "out of memory";
+    return 1;
+  }
+  if (snap) memcpy(snap, (const void *)src, n);
+  *o = (struct tdev_op){.dir = dir, .dst = dst, .src = src, .n = n, .snap = snap};
+  pthread_mutex_lock(&t->lock);
+  int bad = (dir != GEXI_DEV_DTOH && !behind(t, dst, n)) || (dir != GEXI_DEV_HTOD && !behind(t, src, n));
+  if (!bad) {
+    if (!t->q_end) t->q_end = &t->q;
+    *t->q_end = o;
+    t->q_end = &o->next;
+  }
+  pthread_mutex_unlock(&t->lock);
+  if (bad) {
+    free(o->snap);
+    free(o);
+    *why = "an address is not in this device's memory";
+    return 1;
+  }
+  *op = o;
+  return 0;
+}
+
+static int tdev_copy_done(struct gexi_device *d, void *op, const char **why) {
+  struct tdev *t = T(d);
+  struct tdev_op *o = op;
+  pthread_mutex_lock(&t->lock);
+  if (!o->performed) {
+    if (!o->asked) {
+      o->asked = 1;
+      pthread_mutex_unlock(&t->lock);
+      return 0;
+    }
+    drain(t, o);
+  }
+  pthread_mutex_unlock(&t->lock);
+  int failed = o->failed;
+  free(o->snap);
+  free(o);
+  if (failed) *why = "an address is not in this device's memory";
+  return failed ? -1 : 1;
+}
+
+/* Host memory of the test device: plain memory (nothing to lock). */
+static int tdev_host_alloc(struct gexi_device *d, size_t n, void **p) {
+  (void)d;
+  *p = malloc(n);
+  return *p == NULL;
+}
+static void tdev_host_free(struct gexi_device *d, void *p) {
+  (void)d;
+  free(p);
 }
 
 static int tdev_ipc_export(struct gexi_device *d, uintptr_t ptr, struct gexi_dev_ipc *h,
@@ -189,6 +290,7 @@ static int tdev_ipc_open(struct gexi_device *d, const struct gexi_dev_ipc *h, si
 
 static void tdev_close(struct gexi_device *d) {
   struct tdev *t = T(d);
+  drain(t, NULL); /* (their ops are the askers' to free) */
   for (size_t i = 0; i < t->n; i++) drop(&t->a[i]);
   free(t->a);
   pthread_mutex_destroy(&t->lock);
@@ -202,6 +304,10 @@ static const struct gexi_device_ops tdev_ops = {
     .free = tdev_free,
     .owns = tdev_owns,
     .copy = tdev_copy,
+    .copy_start = tdev_copy_start,
+    .copy_done = tdev_copy_done,
+    .host_alloc = tdev_host_alloc,
+    .host_free = tdev_host_free,
     .ipc_export = tdev_ipc_export,
     .ipc_open = tdev_ipc_open,
     .close = tdev_close,
@@ -217,6 +323,7 @@ struct gexi_device *gexi_test_device_open(int ordinal, char *why, size_t len) {
     return NULL;
   }
   pthread_mutex_init(&t->lock, NULL);
+  t->q_end = &t->q;
   d->ops = &tdev_ops;
   d->ordinal = ordinal;
   d->impl = t;

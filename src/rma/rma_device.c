@@ -23,9 +23,19 @@
  *     of the next.
  *
  * A local buffer in the TM's local endpoint's device segment is staged
- * through a host buffer first (Put) or after (Get).  Every operation is
- * complete when the call returns, which the specification allows for NB
- * and NBI forms.
+ * through a host buffer first (Put) or after (Get).
+ *
+ * Completion.  A blocking operation is complete when the call returns.
+ * An NB or NBI one that is one copy by a device (loopback or an opened
+ * neighbour, the local buffer host memory or in the same device) is
+ * started on the calling thread's stream and counted, like an operation
+ * an AM Reply completes (atomic/ad_am.h: the NB event's counter, the
+ * thread's NBI counter or its access region's); every poll asks the
+ * device about the copies in flight (dev_progress) and counts the
+ * finished ones down.  The rest -- the staged path, copies through host
+ * memory -- are complete on return, which the specification allows.
+ * Local completion is at return for all: a device copy has read a host
+ * source when its start returns (mk/device.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +114,73 @@ static uintptr_t ipc_mapped(gex_EP_Index_t k, gex_Rank_t j, size_t seg_size,
   return a;
 }
 
+/* ---- device copies in flight ------------------------------------------------------ */
+struct gexi_dev_inflight {
+  struct gexi_device *d;
+  void *op;
+  _Atomic uint32_t *counter; /* counted down by one when the copy is done */
+  struct gexi_dev_inflight *next;
+};
+
+/* Ask the device about every copy in flight; count the finished ones down
+ * (outside dev_lock).  A poll of another thread that finds the lock held
+ * leaves the list to it. */
+static int dev_progress(void) {
+  if (pthread_mutex_trylock(&gexi_ctx.dev_lock)) return 0;
+  struct gexi_dev_inflight *done = NULL, **pp = &gexi_ctx.dev_ops;
+  while (*pp) {
+    struct gexi_dev_inflight *f = *pp;
+    const char *why = NULL;
+    int r = f->d->ops->copy_done(f->d, f->op, &why);
+    if (r < 0)
+      gexi_fatal("device RMA: %s device %d: a copy failed: %s", f->d->ops->name, f->d->ordinal,
+                 why);
+    if (!r) {
+      pp = &f->next;
+      continue;
+    }
+    *pp = f->next;
+    f->next = done;
+    done = f;
+  }
+  pthread_mutex_unlock(&gexi_ctx.dev_lock);
+  int n = 0;
+  while (done) {
+    struct gexi_dev_inflight *f = done;
+    done = f->next;
+    gexi_am_counter_done(f->counter, 1);
+    free(f);
+    n++;
+  }
+  if (n) atomic_fetch_sub_explicit(&gexi_ctx.dev_inflight, (unsigned)n, memory_order_release);
+  return n;
+}
+
+/* Start one copy by d for an NB or NBI operation of category 'cat'
+ * (GEXI_AM_NBI_PUT or _GET): the NB event (GEX_EVENT_INVALID for NBI, or
+ * when the device finished it at once). */
+static gex_Event_t dev_copy_start(const char *fn, struct gexi_device *d, int dir, uintptr_t dst,
+                                  uintptr_t src, size_t n, int mode, int cat) {
+  void *op = NULL;
+  const char *why = NULL;
+  if (d->ops->copy_start(d, dir, dst, src, n, &op, &why))
+    gexi_fatal("%s: %s device %d: a copy of %zu bytes failed: %s", fn, d->ops->name, d->ordinal,
+               n, why);
+  if (!op) return GEX_EVENT_INVALID;
+  struct gexi_dev_inflight *f = malloc(sizeof *f);
+  if (!f) gexi_fatal("%s: out of memory", fn);
+  struct gexi_Event *ev = NULL;
+  *f = (struct gexi_dev_inflight){d, op, gexi_am_counter(mode, cat, &ev, 1), NULL};
+  pthread_mutex_lock(&gexi_ctx.dev_lock);
+  if (!gexi_ctx.dev_progress) gexi_ctx.dev_progress = dev_progress; /* (written once) */
+  f->next = gexi_ctx.dev_ops;
+  gexi_ctx.dev_ops = f;
+  pthread_mutex_unlock(&gexi_ctx.dev_lock);
+  atomic_fetch_add_explicit(&gexi_ctx.dev_inflight, 1, memory_order_release);
+  atomic_fetch_add_explicit(&gexi_ctx.mk_started, 1, memory_order_relaxed);
+  return mode == GEXI_MODE_NB ? (gex_Event_t)ev : GEX_EVENT_INVALID;
+}
+
 static void dev_copy(const char *fn, struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src,
                      size_t n) {
   const char *why = NULL;
@@ -151,12 +228,12 @@ static void mk_get(gex_Token_t t, gex_AM_Arg_t k, gex_AM_Arg_t s0, gex_AM_Arg_t 
     gexi_fatal("device RMA: a Get by rank %u from endpoint %u at %p (%zu bytes): %s",
                src_rank(t), (unsigned)k, (void *)src, len,
                d ? "more than a Reply carries" : why);
-  char *buf = malloc(len ? len : 1);
+  char *buf = gexi_bounce_take(d); /* (len is at most a Reply's payload: it fits) */
   if (!buf) gexi_fatal("device RMA: out of memory");
   dev_copy("device RMA (Get)", d, GEXI_DEV_DTOH, (uintptr_t)buf, src, len);
   gexi_am_sync_release();
   gex_AM_ReplyMedium4(t, GEXI_AMIDX_MK_GET_DATA, buf, len, GEX_EVENT_NOW, 0, d0, d1, c0, c1);
-  free(buf);
+  gexi_bounce_give(d, buf);
 }
 
 static void mk_get_data(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t d0, gex_AM_Arg_t d1,
@@ -169,6 +246,9 @@ static void mk_get_data(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t d0, gex
 
 uint64_t gexi_rma_device_staged(void) {
   return atomic_load_explicit(&gexi_ctx.mk_staged, memory_order_relaxed);
+}
+uint64_t gexi_rma_device_started(void) {
+  return atomic_load_explicit(&gexi_ctx.mk_started, memory_order_relaxed);
 }
 
 size_t gexi_rma_device_am_entries(gex_AM_Entry_t *e) {
@@ -196,30 +276,66 @@ static void wait_below(_Atomic uint32_t *pending, uint32_t limit) {
   }
 }
 
-/* Host buffer 'h' <-> [remote, remote + n) of rank's endpoint k, in AM
- * chunks. */
-static void staged(gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k, int is_write, char *h,
-                   uintptr_t remote, size_t n) {
+static size_t stage_chunk(void) {
   size_t req = gex_AM_LUBRequestMedium(), rep = gex_AM_LUBReplyMedium();
-  size_t chunk = req < rep ? req : rep;
+  size_t c = req < rep ? req : rep;
+  return c < GEXI_BOUNCE_BYTES ? c : GEXI_BOUNCE_BYTES;
+}
+
+/* One chunk: a Put of c bytes from host memory h, or a Get into it. */
+static void stage_one(gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k, int is_write, char *h,
+                      uintptr_t remote, size_t c, _Atomic uint32_t *pending) {
+  wait_below(pending, STAGE_WINDOW - 1);
+  atomic_fetch_add_explicit(pending, 1, memory_order_relaxed);
+  gexi_am_sync_release();
+  if (is_write)
+    gex_AM_RequestMedium5(tm, rank, GEXI_AMIDX_MK_PUT, h, c, GEX_EVENT_NOW, 0, (gex_AM_Arg_t)k,
+                          GEXI_AM_PTRARGS(remote), GEXI_AM_PTRARGS(pending));
+  else
+    gex_AM_RequestShort8(tm, rank, GEXI_AMIDX_MK_GET, 0, (gex_AM_Arg_t)k, GEXI_AM_PTRARGS(remote),
+                         (gex_AM_Arg_t)c, GEXI_AM_PTRARGS(h), GEXI_AM_PTRARGS(pending));
+}
+
+/* 'local' (host memory, or device ld's) <-> [remote, remote + n) of rank's
+ * endpoint k, in AM chunks, up to STAGE_WINDOW in flight.  A local range
+ * in device memory goes through ld's bounce buffers: a Put copies each
+ * chunk out of the device just before it is sent (while the chunks before
+ * it travel); a Get receives a window of chunks, then copies them in. */
+static void staged(gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k, int is_write,
+                   struct gexi_device *ld, char *local, uintptr_t remote, size_t n) {
+  static const char fn[] = "device RMA (staged)";
+  const size_t chunk = stage_chunk();
   atomic_fetch_add_explicit(&gexi_ctx.mk_staged, 1, memory_order_relaxed);
   _Atomic uint32_t pending = 0;
+  char *b[STAGE_WINDOW];
+  unsigned nb = ld ? (is_write ? 1 : STAGE_WINDOW) : 0;
+  for (unsigned i = 0; i < nb; i++)
+    if (!(b[i] = gexi_bounce_take(ld))) gexi_fatal("%s: out of memory", fn);
   for (size_t off = 0; off < n;) {
-    size_t c = n - off < chunk ? n - off : chunk;
-    wait_below(&pending, STAGE_WINDOW - 1);
-    atomic_fetch_add_explicit(&pending, 1, memory_order_relaxed);
-    gexi_am_sync_release();
-    if (is_write)
-      gex_AM_RequestMedium5(tm, rank, GEXI_AMIDX_MK_PUT, h + off, c, GEX_EVENT_NOW, 0,
-                            (gex_AM_Arg_t)k, GEXI_AM_PTRARGS(remote + off),
-                            GEXI_AM_PTRARGS(&pending));
-    else
-      gex_AM_RequestShort8(tm, rank, GEXI_AMIDX_MK_GET, 0, (gex_AM_Arg_t)k,
-                           GEXI_AM_PTRARGS(remote + off), (gex_AM_Arg_t)c,
-                           GEXI_AM_PTRARGS(h + off), GEXI_AM_PTRARGS(&pending));
-    off += c;
+    if (!ld || is_write) {
+      size_t c = n - off < chunk ? n - off : chunk;
+      char *h = local + off;
+      if (ld) { /* (the previous chunk left b[0] when its Request returned) */
+        dev_copy(fn, ld, GEXI_DEV_DTOH, (uintptr_t)b[0], (uintptr_t)h, c);
+        h = b[0];
+      }
+      stage_one(tm, rank, k, is_write, h, remote + off, c, &pending);
+      off += c;
+      continue;
+    }
+    size_t first = off, got[STAGE_WINDOW];
+    unsigned w = 0;
+    for (; w < STAGE_WINDOW && off < n; w++) {
+      got[w] = n - off < chunk ? n - off : chunk;
+      stage_one(tm, rank, k, 0, b[w], remote + off, got[w], &pending);
+      off += got[w];
+    }
+    wait_below(&pending, 0);
+    for (unsigned i = 0; i < w; first += got[i], i++)
+      dev_copy(fn, ld, GEXI_DEV_HTOD, (uintptr_t)(local + first), (uintptr_t)b[i], got[i]);
   }
   wait_below(&pending, 0);
+  for (unsigned i = 0; i < nb; i++) gexi_bounce_give(ld, b[i]);
 }
 
 /* A local range of device ld seen through host memory: a staging buffer,
@@ -238,22 +354,28 @@ static void stage_out(const char *fn, struct gexi_device *ld, int is_write, void
 }
 
 /* Move n bytes between 'local' (host memory, or device ld's) and 'there',
- * an address through which device d reaches the target: one copy by d,
- * or through host memory when the local buffer is another device's. */
-static void reach(const char *fn, struct gexi_device *d, struct gexi_device *ld, int is_write,
-                  void *local, uintptr_t there, size_t n) {
+ * an address through which device d reaches the target: one copy by d
+ * (started, for NB and NBI: the NB event), or through host memory when
+ * the local buffer is another device's. */
+static gex_Event_t reach(const char *fn, struct gexi_device *d, struct gexi_device *ld,
+                         int is_write, void *local, uintptr_t there, size_t n, int mode) {
   if (ld && ld != d) {
     char *h = stage_in(fn, ld, is_write, local, n);
-    reach(fn, d, NULL, is_write, h, there, n);
+    reach(fn, d, NULL, is_write, h, there, n, GEXI_MODE_BLOCKING);
     stage_out(fn, ld, is_write, local, h, n);
-    return;
+    return GEX_EVENT_INVALID;
   }
   int dir = ld ? GEXI_DEV_DTOD : is_write ? GEXI_DEV_HTOD : GEXI_DEV_DTOH;
-  dev_copy(fn, d, dir, is_write ? there : (uintptr_t)local, is_write ? (uintptr_t)local : there, n);
+  uintptr_t dst = is_write ? there : (uintptr_t)local, src = is_write ? (uintptr_t)local : there;
+  if (mode != GEXI_MODE_BLOCKING && n)
+    return dev_copy_start(fn, d, dir, dst, src, n, mode,
+                          is_write ? GEXI_AM_NBI_PUT : GEXI_AM_NBI_GET);
+  dev_copy(fn, d, dir, dst, src, n);
+  return GEX_EVENT_INVALID;
 }
 
-void gexi_rma_device(const char *fn, gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k,
-                     int is_write, void *local, uintptr_t remote, size_t nbytes) {
+gex_Event_t gexi_rma_device(const char *fn, gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_t k,
+                            int is_write, void *local, uintptr_t remote, size_t nbytes, int mode) {
   struct gexi_device *ld = local_device(tm, local, nbytes);
   const gexi_Peer_t *peer = &GEXI_TM_PEERS(tm)[rank];
   const gex_Rank_t j = peer->jobrank;
@@ -263,8 +385,7 @@ void gexi_rma_device(const char *fn, gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_
     if (!d)
       gexi_fatal("%s: endpoint %u of this rank at %p (%zu bytes): %s", fn, (unsigned)k,
                  (void *)remote, nbytes, why);
-    reach(fn, d, ld, is_write, local, remote, nbytes);
-    return;
+    return reach(fn, d, ld, is_write, local, remote, nbytes, mode);
   }
   struct gexi_device *by = NULL;
   uintptr_t mapped = gexi_ctx.local_index[j] != GEX_RANK_INVALID && gexi_ctx.env.mk_ipc
@@ -275,10 +396,8 @@ void gexi_rma_device(const char *fn, gex_TM_t tm, gex_Rank_t rank, gex_EP_Index_
     if (remote < peer->seg_base || off > peer->seg_size || nbytes > peer->seg_size - off)
       gexi_fatal("%s: [%p,+%zu) is outside endpoint %u of rank %u", fn, (void *)remote, nbytes,
                  (unsigned)k, (unsigned)j);
-    reach(fn, by, ld, is_write, local, mapped + off, nbytes);
-    return;
+    return reach(fn, by, ld, is_write, local, mapped + off, nbytes, mode);
   }
-  char *h = ld ? stage_in(fn, ld, is_write, local, nbytes) : local;
-  staged(tm, rank, k, is_write, h, remote, nbytes);
-  if (ld) stage_out(fn, ld, is_write, local, h, nbytes);
+  staged(tm, rank, k, is_write, ld, local, remote, nbytes);
+  return GEX_EVENT_INVALID;
 }

@@ -94,7 +94,7 @@ gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void) {
 gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                                 size_t nbytes, gex_Flags_t flags, int mode) {
   if (GEXI_UNLIKELY(gexi_tm(tm)->remote_index))
-    return gexi_rma_ep_get(tm, dest, rank, src, nbytes);
+    return gexi_rma_ep_get(tm, dest, rank, src, nbytes, mode);
   gex_Rank_t j = gexi_tm_jobrank(tm, rank);
   if (is_neighbour(j)) {
     gexi_shm_cma_read("gex_RMA_Get", j, dest, src, nbytes);
