@@ -141,8 +141,11 @@ struct sock_direct {
   struct gexi_am_hdr h; /* Long */
 };
 
+/* Cache-line aligned, which makes its size a power of two (512 bytes):
+ * no two peers' send locks share a line, and finding a peer's entry
+ * is one shift (the fast paths' first step). */
 struct sock_peer {
-  _Atomic int state;        /* SOCK_* */
+  _Alignas(64) _Atomic int state; /* SOCK_* */
   int fd;                   /* the connection, once UP */
   struct sockaddr_in addr;  /* its listener */
   uint64_t seg_key;         /* its bound segment's region key (0: none) */
@@ -188,6 +191,9 @@ struct sock_peer {
   int busy, bye;
   struct sock_direct d;
 };
+
+_Static_assert((sizeof(struct sock_peer) & (sizeof(struct sock_peer) - 1)) == 0,
+               "struct sock_peer: a power of two (pad or trim it)");
 
 /* A Request received by a poll for Replies only, kept for a full poll. */
 struct sock_deferred {

@@ -184,7 +184,8 @@ void gexi_sock_start(int one_host) {
 
   struct sock_addr_rec mine = {s->me.sin_addr.s_addr, s->me.sin_port, 0};
   struct sock_addr_rec *all = calloc(gexi_ctx.size, sizeof *all);
-  s->peers = calloc(gexi_ctx.size, sizeof *s->peers);
+  s->peers = aligned_alloc(_Alignof(struct sock_peer), gexi_ctx.size * sizeof *s->peers);
+  if (s->peers) memset(s->peers, 0, gexi_ctx.size * sizeof *s->peers);
   s->up = calloc(gexi_ctx.size, sizeof *s->up);
   if (!all || !s->peers || !s->up) gexi_fatal("out of memory");
   gexi_ctx.boot->allgather(gexi_ctx.boot, &mine, all, sizeof mine);
