@@ -118,7 +118,10 @@ def _build(workdir, mak, src, out, extra):
     with open(mf, "w") as f:
         f.write(MAKEFILE)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    rc, text = _sh(["make", "-s", "-f", mf, "MAK=" + mak, "SRC=" + src, "OUT=" + out, "EXTRA=" + extra])
+    # -B: always rebuilt, so that a program links the library just installed
+    # (the rule knows only its source).
+    rc, text = _sh(["make", "-s", "-B", "-f", mf, "MAK=" + mak, "SRC=" + src, "OUT=" + out,
+                    "EXTRA=" + extra])
     if rc != 0:
         errs = [l for l in text.splitlines() if "error" in l.lower()]
         return (errs[0] if errs else _last_line(text)) or "make exited with status %d" % rc
