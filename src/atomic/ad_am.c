@@ -65,12 +65,7 @@ _Atomic uint32_t *gexi_am_counter(int mode, int cat, struct gexi_Event **evp, ui
     if (!gexi_tls.am_nbi.region) gexi_tls.am_nbi.region = gexi_ev_flag_new(0);
     e = gexi_tls.am_nbi.region;
   } else {
-    /* Relaxed: the send that follows orders the increment before the
-     * reply's decrement. */
-    atomic_fetch_add_explicit(&gexi_tls.am_nbi.pending[cat], n, memory_order_relaxed);
-    gexi_tls.nbi_maybe = 1;
-    gexi_am_sync_release();
-    return &gexi_tls.am_nbi.pending[cat];
+    return gexi_am_nbi_count(cat, n);
   }
   atomic_fetch_add_explicit(&e->flag.pending, n, memory_order_relaxed);
   gexi_am_sync_release();

@@ -93,6 +93,18 @@ static inline void gexi_am_sync_release(void) {}
 static inline void gexi_am_sync_acquire(void) {}
 #endif
 
+/* gexi_am_counter's NBI case outside an access region, inline for the
+ * transports' fast paths: this thread's counter of category 'cat', raised
+ * by n.  Relaxed: the send that follows orders the increment before the
+ * reply's decrement. */
+static inline _Atomic uint32_t *gexi_am_nbi_count(int cat, uint32_t n) {
+  struct gexi_thread_state *t = &gexi_tls;
+  atomic_fetch_add_explicit(&t->am_nbi.pending[cat], n, memory_order_relaxed);
+  t->nbi_maybe = 1;
+  gexi_am_sync_release();
+  return &t->am_nbi.pending[cat];
+}
+
 /* Non-zero while an NBI operation of a category in 'mask' (outside access
  * regions) of this thread awaits its reply.  Inline: gex_NBI_Wait with
  * nothing outstanding is three loads and a test. */

@@ -185,11 +185,7 @@ static gex_Event_t rma(const char *fn, int is_put, gex_Rank_t j, uint64_t raddr,
  * frame or a CREDIT frame, sock_am.c). */
 static inline void rma_head(struct sock_peer *p, char *dst, int type, uint32_t len,
                             uint64_t addr, size_t n, uint64_t dest, int cat) {
-  struct gexi_thread_state *t = &gexi_tls;
-  _Atomic uint32_t *c = &t->am_nbi.pending[cat];
-  atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
-  t->nbi_maybe = 1;
-  gexi_am_sync_release();
+  _Atomic uint32_t *c = gexi_am_nbi_count(cat, 1);
   _Static_assert(offsetof(struct sock_frame, type) == 4 && offsetof(struct sock_frame, credit) == 8,
                  "a frame's header is two words: len and type, credit");
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
