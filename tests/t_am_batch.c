@@ -233,7 +233,7 @@ static void send_one(gex_Rank_t d, long seq, unsigned char *buf) {
 }
 
 int main(int argc, char **argv) {
-  long base = argc > 1 ? atol(argv[1]) : 1500;
+  long base = test_arg_count(argc, argv, 1500);
   /* The Long slots are sized before the job size is known (for the scale
    * only); oversubscription lowers K after that. */
   K = base * test_scale_pct() / 100;

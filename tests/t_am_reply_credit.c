@@ -79,7 +79,7 @@ static void h_rep(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t a0) {
 }
 
 int main(int argc, char **argv) {
-  long base = argc > 1 ? atol(argv[1]) : 400;
+  long base = test_arg_count(argc, argv, 400);
   gex_AM_Entry_t tab[] = {
       {H_REQ, (gex_AM_Fn_t)h_req, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1, NULL, "req"},
       {H_REP, (gex_AM_Fn_t)h_rep, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 1, NULL, "rep"},

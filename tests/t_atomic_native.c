@@ -28,8 +28,7 @@ static double now_us(void) {
 
 int main(int argc, char **argv) {
   test_init(&argc, &argv, "T_ATOMIC_NATIVE", 0, NULL, 0);
-  int iters = argc > 1 ? atoi(argv[1]) : 0; /* ctest passes a non-numeric token */
-  if (iters <= 0) iters = 2000;
+  int iters = (int)test_arg_count(argc, argv, 2000);
   const gex_Rank_t me = T.rank, n = T.size;
   memset(T.seg_base, 0, 4096);
   test_barrier();

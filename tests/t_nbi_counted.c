@@ -160,7 +160,7 @@ int main(int argc, char **argv) {
     w[th].big = malloc((size_t)n * GET_AREA);
     CHECK(w[th].small && w[th].big);
   }
-  int rounds = (int)test_iters(argc > 1 ? atol(argv[1]) : 30, 3);
+  int rounds = (int)test_iters(test_arg_count(argc, argv, 30), 3);
   for (int round = 1; round <= rounds; round++) {
     /* My slots cleared, my Get areas this round's pattern (the 64-byte
      * Gets read the first NSLOT * SLOT bytes of the same stream). */

@@ -156,7 +156,7 @@ int main(int argc, char **argv) {
   test_init(&argc, &argv, "T_SEC_FUZZ", SEG, handlers, sizeof handlers / sizeof handlers[0]);
   CHECKF(gexi_ctx.ofi, "the ranks must reach each other through the network");
   CHECK(T.size == 2);
-  long iters = test_iters(argc > 1 ? atol(argv[1]) : 20000, 500);
+  long iters = test_iters(test_arg_count(argc, argv, 20000), 500);
   /* A real exchange: the peers admit each other. */
   gex_AM_RequestShort0(T.tm, 1 - T.rank, H_PING, 0);
   GASNET_BLOCKUNTIL(pings == 1);

@@ -219,6 +219,13 @@ long test_iters(long base, long min) {
   return v < min ? min : v;
 }
 
+long test_arg_count(int argc, char **argv, long dflt) {
+  if (argc < 2) return dflt;
+  char *end;
+  long v = strtol(argv[1], &end, 10);
+  return end != argv[1] && *end == '\0' && v > 0 ? v : dflt;
+}
+
 int test_reduced(void) { return test_scale_pct() < 100 || oversubscription() > 1; }
 
 /* ---- patterns ------------------------------------------------------------------ */

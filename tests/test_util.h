@@ -108,6 +108,10 @@ int test_in_nbrhd(gex_Rank_t r);
 int test_scale_pct(void);
 /* base * scale / oversubscription, at least 'min'. */
 long test_iters(long base, long min);
+/* The count given as the program's first argument, or 'dflt' when there is
+ * none or it is not a positive number: ctest passes the run's token there
+ * (tests/expect.sh), which must not be read as 0. */
+long test_arg_count(int argc, char **argv, long dflt);
 /* 1 when the run is "heavy" (sanitizer scale or oversubscribed): tests use
  * it to thin out exhaustive size sweeps while keeping the boundaries. */
 int test_reduced(void);
