@@ -388,12 +388,15 @@ void gasnet_hsl_lock(gasnet_hsl_t *hsl);
 void gasnet_hsl_unlock(gasnet_hsl_t *hsl);
 int gasnet_hsl_trylock(gasnet_hsl_t *hsl);
 
-/* Poll until cond holds.  gasnet_AMPoll yields the CPU after a run of empty
- * polls, so this never starves other ranks of an oversubscribed node. */
+/* Poll until cond holds.  Like gasnet_AMPoll, gexi_blockuntil_poll yields
+ * the CPU after a run of empty polls, so this never starves other ranks of an
+ * oversubscribed node; unlike it, it may also sleep on the network (the wait
+ * policy, GEX_WAIT_MODE), since only a poll can make cond true. */
+void gexi_blockuntil_poll(void);
 #define GASNET_BLOCKUNTIL(cond) \
   do {                          \
     while (!(cond)) {           \
-      gasnet_AMPoll();          \
+      gexi_blockuntil_poll();   \
     }                           \
   } while (0)
 

@@ -45,6 +45,8 @@ set_tests_properties(net_gasnetsn_t_rma_n2 PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT
   LABELS "net;net_default;n2" ENVIRONMENT "${_gex_env};GEX_TEST_EXPECT_RANKS=2" SKIP_RETURN_CODE 77)
 # libfabric is loaded once a peer is reached through the network (t_fabric_lazy).
 gex_add_net_run(tcp t_fabric_lazy 2 GEX_SUPERNODE_MAXSIZE=1 ${_tcp})
+# Where a wait may sleep on the network (t_poll_sleep.c), over libfabric.
+gex_add_net_run(tcp t_poll_sleep 4 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_SLEEPS=+ ${_tcp})
 gex_add_net_run(mix t_fabric_lazy 4 GEX_SUPERNODE_MAXSIZE=2 ${_tcp})
 # The diagnostics' injected faults must be caught over the network too.
 add_test(NAME net_tcp_t_diagnostics_fault_n2

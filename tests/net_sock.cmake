@@ -58,6 +58,12 @@ foreach(n 2 7)
 endforeach()
 gex_add_net_run(sockmix t_mk_rma 4 GEX_SUPERNODE_MAXSIZE=2 GEX_MK_TEST_DEVICE=host
                 GEX_TEST_ASYNC=+ ${_sock})
+# Where a wait may sleep on the network (t_poll_sleep.c): never in
+# gasnet_AMPoll, in GASNET_BLOCKUNTIL (GEX_TEST_SLEEPS=+); two ranks on two
+# cores, then oversubscribed.
+foreach(n 2 4 7)
+  gex_add_net_run(sock t_poll_sleep ${n} GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_SLEEPS=+ ${_sock})
+endforeach()
 # Small NBI Puts and NBI Gets written in place into the peer's queue
 # (transport/sock/sock_rma.c): with coalescing of Puts off, so that they
 # reach it; oversubscribed, in two "nodes", with threads contending for a

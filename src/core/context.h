@@ -287,6 +287,8 @@ struct gexi_thread_state {
   int in_access_region;
   unsigned idle_polls;               /* consecutive polls that found nothing */
   unsigned idle_yields;              /* ... and the yields they caused */
+  uint64_t net_sleeps;               /* sleeps on the network (core/progress.c;
+                                      * tests read it: gexi_net_sleeps) */
   struct gexi_net_nbi *net_nbi;      /* transport/ofi: this thread's NBI operations in flight */
   /* The same tracker's counts by kind (put, get, rmw; NULL: none yet), so
    * that gex_NBI_Wait/Test with nothing in flight return without a call

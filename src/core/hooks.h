@@ -45,9 +45,11 @@ void gexi_coll_barrier_max3_result(gex_TM_t tm, uint64_t seq, uint64_t out[3]);
 /* 4. The wait policy (core/progress.c, GEX_WAIT_MODE): how every thread of
  *    the process waits once its polls find nothing, from the next wait on.
  *    gex_Client_Init sets it from GEX_WAIT_MODE; gexi_set_wait_mode changes
- *    it later (gasnet_set_waitmode); gexi_wait_mode tells it (tests). */
+ *    it later (gasnet_set_waitmode); gexi_wait_mode tells it (tests), and
+ *    gexi_net_sleeps how often the calling thread has slept on the network. */
 enum { GEXI_WAIT_YIELD = 0, GEXI_WAIT_BLOCK = 1, GEXI_WAIT_SPIN = 2 };
 void gexi_set_wait_mode(int mode);
 int gexi_wait_mode(void);
+uint64_t gexi_net_sleeps(void);
 
 #endif
