@@ -304,6 +304,9 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
  * whether it was queued.  Never waits. */
 #define SOCK_SMALL_FRAME 256
 int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fault);
+/* The same, p's tx_lock already taken (it is released). */
+int gexi_sock_send_small_locked(gex_Rank_t j, struct sock_peer *p, char *buf, size_t len,
+                                int batch, int fault);
 /* Under tx_lock: whether a frame of 'len' bytes (a multiple of 8) fits at
  * the open tail of p's queue (see struct sock_peer); if so it is taken
  * there, joining the batch the next poll writes, and the caller writes

@@ -113,20 +113,28 @@ static inline void am_short_args(struct gexi_am_hdr *h, unsigned nargs, const ge
   if (nargs & 1) h->args[nargs] = 0; /* up to the 8-byte boundary */
 }
 
-/* A Short's frame at dst without its arguments (am_short_args). */
+/* A Short's frame at dst without its arguments (am_short_args): the
+ * frame's header as two whole words, the AM header's first 24 bytes zeroed
+ * and then the three that are not (its category, GEXI_AM_SHORT, is 0; the
+ * receiver takes the sender from the connection, sock_recv.c). */
 static inline struct gexi_am_hdr *am_short_head(char *dst, size_t hl, uint32_t credit, int ch,
                                                 gex_AM_Index_t handler, unsigned nargs) {
+  _Static_assert(GEXI_AM_SHORT == 0 && offsetof(struct gexi_am_hdr, args) == 24,
+                 "am_short_head zeroes a Short's header up to its arguments");
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  _Static_assert(offsetof(struct sock_frame, type) == 4 && offsetof(struct sock_frame, credit) == 8,
+                 "a frame's header is two words: len and type, credit");
+  const uint64_t w[2] = {(uint64_t)hl | (uint64_t)SOCK_F_AM << 32, credit};
+  memcpy(dst, w, sizeof w);
+#else
   struct sock_frame *f = (struct sock_frame *)(void *)dst;
   *f = (struct sock_frame){.len = (uint32_t)hl, .type = SOCK_F_AM, .credit = credit};
-  struct gexi_am_hdr *h = (struct gexi_am_hdr *)(void *)(f + 1);
-  h->category = GEXI_AM_SHORT;
+#endif
+  struct gexi_am_hdr *h = (struct gexi_am_hdr *)(void *)(dst + sizeof(struct sock_frame));
+  memset(h, 0, offsetof(struct gexi_am_hdr, args));
   h->is_req = (uint8_t)!ch;
   h->nargs = (uint8_t)nargs;
   h->handler = handler;
-  h->src = gexi_ctx.rank;
-  h->nbytes = 0;
-  h->ep_index = 0;
-  h->dest = 0;
   return h;
 }
 
@@ -146,36 +154,42 @@ __attribute__((noinline)) static int am_short_args_unlock(struct sock_peer *p,
   return 0;
 }
 
-/* A Short that does not join a batch in place: built on the stack, sent
- * or queued whole. */
-__attribute__((noinline)) static int am_short_whole(int ch, gex_Rank_t j, gex_AM_Index_t handler,
-                                                    unsigned nargs, const gex_AM_Arg_t *args) {
+/* Under p's tx_lock, a Short that does not join a batch in place: built
+ * on the stack, sent or queued whole; the lock released. */
+__attribute__((noinline)) static int am_short_whole(struct sock_peer *p, int ch, gex_Rank_t j,
+                                                    gex_AM_Index_t handler, unsigned nargs,
+                                                    const gex_AM_Arg_t *args) {
   size_t hl = SOCK_AM_HDR_LEN(nargs);
   uint64_t buf[(sizeof(struct sock_frame) + sizeof(struct gexi_am_hdr)) / 8 + 1];
   am_short_frame((char *)buf, hl, 0, ch, handler, nargs, args);
-  gexi_sock_send_small(j, (char *)buf, sizeof(struct sock_frame) + hl, 1, 1);
+  gexi_sock_send_small_locked(j, p, (char *)buf, sizeof(struct sock_frame) + hl, 1, 1);
   return 0;
 }
 
-/* Under p's tx_lock, the tail having no room: a new tail for the frame,
- * or else the frame whole. */
-__attribute__((noinline)) static int am_short_open(struct sock_peer *p, int ch, gex_Rank_t j,
-                                                   gex_AM_Index_t handler, unsigned nargs,
-                                                   const gex_AM_Arg_t *args) {
+/* Under p's tx_lock, the tail having no room and the frame not to leave at
+ * once: a new tail for it, or else the frame whole. */
+__attribute__((noinline)) static int am_short_queue(struct sock_peer *p, int ch, gex_Rank_t j,
+                                                    gex_AM_Index_t handler, unsigned nargs,
+                                                    const gex_AM_Arg_t *args) {
   size_t hl = SOCK_AM_HDR_LEN(nargs);
-  char *dst = p->tail;
-  if (!gexi_sock_leaves_now(p)) {
-    if (gexi_sock_tx_open(j)) {
-      dst = p->tail;
-      if (gexi_sock_tx_reserve(p, sizeof(struct sock_frame) + hl)) {
-        am_short_frame(dst, hl, gexi_sock_tx_owed(p), ch, handler, nargs, args);
-        gexi_sock_tx_unlock(p);
-        return 0;
-      }
+  if (gexi_sock_tx_open(j)) {
+    char *dst = p->tail;
+    if (gexi_sock_tx_reserve(p, sizeof(struct sock_frame) + hl)) {
+      am_short_frame(dst, hl, gexi_sock_tx_owed(p), ch, handler, nargs, args);
+      gexi_sock_tx_unlock(p);
+      return 0;
     }
   }
-  gexi_sock_tx_unlock(p);
-  return am_short_whole(ch, j, handler, nargs, args);
+  return am_short_whole(p, ch, j, handler, nargs, args);
+}
+
+/* Under p's tx_lock, the tail having no room: the frame whole when it is to
+ * leave at once (the first since the last poll), else queued. */
+static inline int am_short_open_locked(struct sock_peer *p, int ch, gex_Rank_t j,
+                                       gex_AM_Index_t handler, unsigned nargs,
+                                       const gex_AM_Arg_t *args) {
+  if (gexi_sock_leaves_now(p)) return am_short_whole(p, ch, j, handler, nargs, args);
+  return am_short_queue(p, ch, j, handler, nargs, args);
 }
 
 /* Under p's tx_lock (credit spent): the frame at the queue's open tail,
@@ -186,7 +200,7 @@ static inline int am_short_locked(struct sock_peer *p, int ch, gex_Rank_t j,
   size_t hl = SOCK_AM_HDR_LEN(nargs);
   char *dst = p->tail;
   if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, sizeof(struct sock_frame) + hl)))
-    return am_short_open(p, ch, j, handler, nargs, args);
+    return am_short_open_locked(p, ch, j, handler, nargs, args);
   struct gexi_am_hdr *h = am_short_head(dst, hl, gexi_sock_tx_owed(p), ch, handler, nargs);
   if (nargs) return am_short_args_unlock(p, h, nargs, args);
   gexi_sock_tx_unlock(p);
@@ -201,15 +215,22 @@ __attribute__((noinline)) static int am_short_contended(struct sock_peer *p, int
   return am_short_locked(p, ch, j, handler, nargs, args);
 }
 
+/* Under p's tx_lock, its tail having no room. */
+__attribute__((noinline)) static int am_short_open(struct sock_peer *p, int ch, gex_Rank_t j,
+                                                   gex_AM_Index_t handler, unsigned nargs,
+                                                   const gex_AM_Arg_t *args) {
+  return am_short_open_locked(p, ch, j, handler, nargs, args);
+}
+
 /* The common case, a Short to a connected peer with credit to spare: the
  * frame is written in place at the open tail of the peer's queue when it
- * joins a batch there, or else sent whole.  Every call out of it is a tail call,
- * so the fast path saves no registers. */
+ * joins a batch there, or else sent whole. */
 int gexi_sock_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t flags,
                        unsigned nargs, const gex_AM_Arg_t *args) {
   _Static_assert(offsetof(struct gexi_am_hdr, args) % 8 == 0, "the arguments start a word");
   struct sock_peer *p = &S()->peers[j];
-  int64_t len = (int64_t)(sizeof(struct sock_frame) + SOCK_AM_HDR_LEN(nargs));
+  size_t hl = SOCK_AM_HDR_LEN(nargs);
+  int64_t len = (int64_t)(sizeof(struct sock_frame) + hl);
   if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP))
     return am_short_slow(ch, j, handler, flags, nargs, args);
   if (!ch && GEXI_UNLIKELY(atomic_fetch_sub_explicit(&p->credit, len, memory_order_acq_rel) < len)) {
@@ -218,7 +239,13 @@ int gexi_sock_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t
   }
   if (GEXI_UNLIKELY(atomic_exchange_explicit(&p->tx_lock, 1, memory_order_acquire)))
     return am_short_contended(p, ch, j, handler, nargs, args);
-  return am_short_locked(p, ch, j, handler, nargs, args);
+  char *dst = p->tail;
+  if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, (size_t)len)))
+    return am_short_open(p, ch, j, handler, nargs, args);
+  struct gexi_am_hdr *h = am_short_head(dst, hl, gexi_sock_tx_owed(p), ch, handler, nargs);
+  if (nargs) return am_short_args_unlock(p, h, nargs, args);
+  gexi_sock_tx_unlock(p);
+  return 0;
 }
 
 void gexi_sock_am_recv(gex_Rank_t j, struct gexi_am_hdr *h, void *payload, int what) {

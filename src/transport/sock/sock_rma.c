@@ -257,19 +257,24 @@ __attribute__((noinline)) static int put_nbi_open(struct sock_peer *p, gex_Rank_
   return gexi_sock_put(j, dest, src, n, NULL, 0, GEXI_MODE_NBI) != GEX_EVENT_INVALID;
 }
 
-__attribute__((noinline)) static gex_Event_t get_main(gex_Rank_t j, void *dest, void *src,
-                                                      size_t nbytes, int mode) {
+/* gexi_sock_get's ways out take its own arguments, so that leaving its
+ * fast path moves none of them. */
+__attribute__((noipa)) static gex_Event_t get_main(gex_Rank_t j, void *dest, void *src,
+                                                   size_t nbytes, gex_Flags_t flags, int mode) {
+  (void)flags;
   return rma("gex_RMA_Get", 0, j, (uint64_t)(uintptr_t)src, dest, nbytes, mode);
 }
 
-__attribute__((noinline)) static gex_Event_t get_nbi_open(struct sock_peer *p, gex_Rank_t j,
-                                                          void *dest, void *src, size_t n) {
+/* Under j's tx_lock, its tail having no room: an NBI Get. */
+__attribute__((noipa)) static gex_Event_t get_nbi_open(gex_Rank_t j, void *dest, void *src,
+                                                       size_t n, gex_Flags_t flags, int mode) {
+  struct sock_peer *p = &S()->peers[j];
   if (inplace_open(p, j, SOCK_RMA_HEAD)) {
     get_frame(p, p->tail - SOCK_RMA_HEAD, dest, src, n);
     gexi_sock_tx_unlock(p);
     return GEX_EVENT_INVALID;
   }
-  return get_main(j, dest, src, n, GEXI_MODE_NBI);
+  return get_main(j, dest, src, n, flags, mode);
 }
 
 /* The put_nbi entry (transport.h). */
@@ -301,19 +306,18 @@ gex_Event_t gexi_sock_put(gex_Rank_t j, void *dest, const void *src, size_t nbyt
 
 gex_Event_t gexi_sock_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex_Flags_t flags,
                           int mode) {
-  (void)flags;
   if (GEXI_LIKELY(mode == GEXI_MODE_NBI && nbytes - 1 < SOCK_RMA_FRAME_MAX)) {
     struct sock_peer *p = inplace_peer(j);
     if (GEXI_LIKELY(p != NULL)) {
       char *dst = p->tail;
       if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, SOCK_RMA_HEAD)))
-        return get_nbi_open(p, j, dest, src, nbytes);
+        return get_nbi_open(j, dest, src, nbytes, flags, mode);
       get_frame(p, dst, dest, src, nbytes);
       gexi_sock_tx_unlock(p);
       return GEX_EVENT_INVALID;
     }
   }
-  return get_main(j, dest, src, nbytes, mode);
+  return get_main(j, dest, src, nbytes, flags, mode);
 }
 
 /* The target of a Get: the reply, sent from the region itself (it stays

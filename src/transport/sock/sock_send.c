@@ -238,9 +238,15 @@ void gexi_sock_flush_any(void) {
 static int may_wait(void) { return !gexi_in_handler_or_hsl() && !gexi_sock_polling(); }
 
 int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fault) {
+  struct sock_peer *p = &S()->peers[j];
+  gexi_sock_tx_lock(p);
+  return gexi_sock_send_small_locked(j, p, buf, len, batch, fault);
+}
+
+int gexi_sock_send_small_locked(gex_Rank_t j, struct sock_peer *p, char *buf, size_t len,
+                                int batch, int fault) {
   struct gexi_sock *s = S();
-  struct sock_peer *p = &s->peers[j];
-  lock_settled(p);
+  q_settle(p);
   if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
     gexi_sock_tx_unlock(p);
     gexi_sock_peer_gone(j, fault, "its connection is closed");
