@@ -189,6 +189,21 @@ def plan(build, it, Config, configs, notes, say):
                               optional=True))
 
 
+def network_run(build, notes, lib, prog, args):
+    """(command, extra environment, None) of a network run of the
+    same-source program prog for lib, as plan() built it; or (None, None,
+    why not)."""
+    if "same-source" in notes:
+        return None, None, notes["same-source"]
+    conduit = "udp" if lib == "reference" else "ofi"
+    exe = os.path.join(build, "bench-report", "same-source", "%s-%s" % (lib, conduit), prog)
+    if not os.access(exe, os.X_OK):
+        return None, None, "%s was not built" % exe
+    prefix = os.path.join(build, "bench-report", "prefix")
+    cmd, env = _launch(lib, notes["same-source-ref"], prefix, NETWORK, 2, exe, args)
+    return cmd, env, None
+
+
 def command_lines(it, notes):
     """The same-source runs' command lines, for the report's list (the
     programs are in BUILD/bench-report/same-source/LIB-CONDUIT/)."""
