@@ -172,8 +172,8 @@ struct sock_peer {
   char *spare; /* a written piece kept for the next (sock_send.c) */
   uint32_t tx_gen; /* poll_gen at our last frame to it sent on its own (SOCK_TX_BATCH) */
   /* Frames to it that waited for a batch through gexi_sock_send or
-   * send_small, plus tails opened (each for at least one such frame):
-   * under tx_lock; GEX_TEST_BATCHED. */
+   * send_small, plus tails that frames were written at (counted when
+   * settled): under tx_lock; GEX_TEST_BATCHED. */
   uint64_t batched;
   /* Tails opened for NBI Puts and Gets written in place (sock_rma.c):
    * under tx_lock; GEX_TEST_INPLACE. */
@@ -333,6 +333,14 @@ static inline int gexi_sock_leaves_now(struct sock_peer *p) {
  * (the connection is not up, a full batch is waiting to be written, or
  * this frame is to leave at once). */
 int gexi_sock_tx_open(gex_Rank_t j);
+/* Under p's tx_lock, its queue empty, for a batchable frame of len bytes
+ * that is to leave at once (gexi_sock_leaves_now): where to write it, at
+ * the start of a new piece; then gexi_sock_tx_first_send sends it from
+ * there and releases the lock.  The piece stays queued, its tail open after
+ * the frame, so that the frames that follow until the next poll are
+ * written in place behind it; a flush that finds nothing joined drops it. */
+char *gexi_sock_tx_first(struct sock_peer *p, size_t len);
+int gexi_sock_tx_first_send(gex_Rank_t j, struct sock_peer *p, size_t len);
 /* Under tx_lock: the credit a frame to p carries (what we owe it). */
 static inline uint32_t gexi_sock_tx_owed(struct sock_peer *p) {
   return atomic_load_explicit(&p->owed, memory_order_relaxed)

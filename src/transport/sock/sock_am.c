@@ -183,12 +183,17 @@ __attribute__((noinline)) static int am_short_queue(struct sock_peer *p, int ch,
   return am_short_whole(p, ch, j, handler, nargs, args);
 }
 
-/* Under p's tx_lock, the tail having no room: the frame whole when it is to
- * leave at once (the first since the last poll), else queued. */
+/* Under p's tx_lock, the tail having no room: the frame sent at once from
+ * a piece left open behind it when it is the first since the last poll
+ * (gexi_sock_tx_first), else queued. */
 static inline int am_short_open_locked(struct sock_peer *p, int ch, gex_Rank_t j,
                                        gex_AM_Index_t handler, unsigned nargs,
                                        const gex_AM_Arg_t *args) {
-  if (gexi_sock_leaves_now(p)) return am_short_whole(p, ch, j, handler, nargs, args);
+  if (gexi_sock_leaves_now(p)) {
+    size_t hl = SOCK_AM_HDR_LEN(nargs), len = sizeof(struct sock_frame) + hl;
+    am_short_frame(gexi_sock_tx_first(p, len), hl, gexi_sock_tx_owed(p), ch, handler, nargs, args);
+    return gexi_sock_tx_first_send(j, p, len);
+  }
   return am_short_queue(p, ch, j, handler, nargs, args);
 }
 

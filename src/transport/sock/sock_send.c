@@ -46,6 +46,7 @@ static inline void q_settle(struct sock_peer *p) {
   if (!p->tail) return;
   struct sock_seg *last = &p->q[p->qhead + p->qn - 1];
   size_t added = (size_t)(p->tail - (last->p + last->len));
+  if (added) p->batched++; /* frames joined the tail */
   last->len += added;
   p->qbytes += added;
   atomic_store_explicit(&p->tx_queued,
@@ -148,8 +149,51 @@ int gexi_sock_tx_open(gex_Rank_t j) {
     return 0;
   if (!p->qn) atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
   q_open(p, q_new_piece(p, SOCK_PIECE));
-  p->batched++;
   return 1;
+}
+
+char *gexi_sock_tx_first(struct sock_peer *p, size_t len) {
+  atomic_fetch_add_explicit(&S()->nqueued, 1, memory_order_relaxed);
+  struct sock_seg *g = q_new_piece(p, SOCK_PIECE);
+  g->len = len;
+  p->qbytes += len;
+  return g->own;
+}
+
+int gexi_sock_tx_first_send(gex_Rank_t j, struct sock_peer *p, size_t len) {
+  struct gexi_sock *s = S();
+  struct sock_seg *g = &p->q[p->qhead];
+  if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
+    gexi_sock_tx_unlock(p);
+    gexi_sock_peer_gone(j, 1, "its connection is closed");
+    return 0;
+  }
+  p->tx_gen = atomic_load_explicit(&s->poll_gen, memory_order_relaxed);
+  atomic_store_explicit(&p->tx_queued, atomic_load_explicit(&p->tx_queued, memory_order_relaxed) + len,
+                        memory_order_relaxed);
+  ssize_t r = send(p->fd, g->p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (GEXI_UNLIKELY(r < 0)) {
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      int e = errno;
+      gexi_sock_tx_unlock(p);
+      gexi_sock_peer_gone(j, 1, strerror(e));
+      return 0;
+    }
+    r = 0;
+  }
+  if (r) {
+    atomic_fetch_add_explicit(&p->tx_written, (uint64_t)r, memory_order_release);
+    g->p += r;
+    g->len -= (size_t)r;
+    p->qbytes -= (size_t)r;
+  }
+  /* The tail after the frame (8-aligned: frames are), up to the piece's
+   * end: the queue then holds at most the piece, a full batch. */
+  _Static_assert(SOCK_PIECE == SOCK_BATCH_MAX, "a piece holds a batch");
+  p->tail = g->own + len;
+  p->tail_lim = g->own + SOCK_PIECE;
+  gexi_sock_tx_unlock(p);
+  return 0;
 }
 
 void gexi_sock_q_drop(struct sock_peer *p) {
@@ -164,6 +208,11 @@ void gexi_sock_q_drop(struct sock_peer *p) {
 /* Write what the kernel takes of p's queue (under tx_lock): 0, or an errno. */
 static int q_write(struct sock_peer *p) {
   q_settle(p); /* its pieces are about to be freed */
+  if (!p->qbytes) { /* only a first frame's piece that nothing joined (gexi_sock_tx_first) */
+    for (; p->qn; p->qn--, p->qhead++) piece_free(p, p->q[p->qhead].own, p->q[p->qhead].cap);
+    p->qhead = 0;
+    return 0;
+  }
   while (p->qn) {
     struct iovec iov[16];
     size_t k = 0;
