@@ -85,19 +85,18 @@ void gexi_set_wait_mode(int mode) {
 }
 int gexi_wait_mode(void) { return atomic_load_explicit(&gexi_ctx.wait_mode, memory_order_relaxed); }
 
-int gasnet_AMPoll(void) {
-  gexi_check_can_communicate("gasnet_AMPoll");
+/* One poll of a caller's own loop; an empty one idles (may_sleep: see idle). */
+static void poll_step(const char *fn, bool may_sleep) {
+  gexi_check_can_communicate(fn);
   if (gexi_poll(GEXI_POLL_ALL))
     gexi_busy();
   else
-    idle(false);
+    idle(may_sleep);
+}
+
+int gasnet_AMPoll(void) {
+  poll_step("gasnet_AMPoll", false);
   return GASNET_OK;
 }
 
-void gexi_blockuntil_poll(void) {
-  gexi_check_can_communicate("GASNET_BLOCKUNTIL");
-  if (gexi_poll(GEXI_POLL_ALL))
-    gexi_busy();
-  else
-    idle(true);
-}
+void gexi_blockuntil_poll(void) { poll_step("GASNET_BLOCKUNTIL", true); }
