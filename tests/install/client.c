@@ -18,6 +18,17 @@
 #include <string.h>
 #include <unistd.h>
 
+/* What the reference's clients assume of the identity (its testlarge asserts
+ * it): memory kinds beyond host memory are advertised only where device
+ * segments can be bound to a second endpoint, and the smp conduit, with
+ * one endpoint, advertises none (as the reference's smp conduit). */
+#if defined(GASNET_HAVE_MK_CLASS_MULTIPLE) && GASNET_MAXEPS < 2
+#error "GASNET_HAVE_MK_CLASS_MULTIPLE with GASNET_MAXEPS < 2"
+#endif
+#if GASNET_CONDUIT_SMP && (defined(GASNET_HAVE_MK_CLASS_MULTIPLE) || defined(GASNET_HAVE_MK_CLASS_CUDA_UVA))
+#error "the smp conduit advertises a device memory kind"
+#endif
+
 #define NBYTES 4096
 
 static unsigned char pattern(unsigned rank, unsigned i) { return (unsigned char)(rank * 31u + i * 7u + 1u); }
