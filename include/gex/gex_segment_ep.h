@@ -28,7 +28,7 @@ typedef struct gexi_MK *gex_MK_t;
  * process: a device segment cannot be bound to a second one) advertises no
  * device kind -- its clients assert GASNET_MAXEPS >= 2 where one is. */
 #define GASNET_HAVE_MK_CLASS_HOST 1
-#if GEX_HAVE_MK_CUDA_UVA && !GASNET_CONDUIT_SMP
+#if GEX_HAVE_MK_CUDA_UVA && !defined(GASNET_CONDUIT_SMP)
 #define GASNET_HAVE_MK_CLASS_CUDA_UVA 1
 #define GASNET_HAVE_MK_CLASS_MULTIPLE 1
 #endif

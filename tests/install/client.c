@@ -25,7 +25,7 @@
 #if defined(GASNET_HAVE_MK_CLASS_MULTIPLE) && GASNET_MAXEPS < 2
 #error "GASNET_HAVE_MK_CLASS_MULTIPLE with GASNET_MAXEPS < 2"
 #endif
-#if GASNET_CONDUIT_SMP && (defined(GASNET_HAVE_MK_CLASS_MULTIPLE) || defined(GASNET_HAVE_MK_CLASS_CUDA_UVA))
+#if defined(GASNET_CONDUIT_SMP) && (defined(GASNET_HAVE_MK_CLASS_MULTIPLE) || defined(GASNET_HAVE_MK_CLASS_CUDA_UVA))
 #error "the smp conduit advertises a device memory kind"
 #endif
 
