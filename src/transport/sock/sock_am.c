@@ -244,6 +244,8 @@ int gexi_sock_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t
   }
   if (GEXI_UNLIKELY(atomic_exchange_explicit(&p->tx_lock, 1, memory_order_acquire)))
     return am_short_contended(p, ch, j, handler, nargs, args);
+  /* am_short_locked's body, written out: calling it here made GCC 12 save
+   * a third register, 3 instructions per Short (bench/opcount.sh). */
   char *dst = p->tail;
   if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, (size_t)len)))
     return am_short_open(p, ch, j, handler, nargs, args);
