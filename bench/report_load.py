@@ -16,6 +16,7 @@ reference measured beside it.
 """
 
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -101,16 +102,13 @@ def run(build, notes, rounds, procs, iters, Results, parse, say, rawdir):
     return out
 
 
-def _median(v):
-    s = sorted(v)
-    n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
-
-
-def _cell(v):
+def _cell(data, lib, label):
+    """(median or None, the table cell) of lib's runs of label."""
+    v = data["values"].get((lib, label))
     if not v:
-        return None, "—"
-    m = _median(v)
+        why = data["failed"].get((lib, label))
+        return None, "failed: %s" % why if why else "—"
+    m = statistics.median(v)
     return m, "%.1f (%.1f–%.1f)" % (m, min(v), max(v))
 
 
@@ -138,16 +136,8 @@ def table(L, data):
     L.append("| round trip | libgex, sock | reference, udp | libgex ÷ reference | within %.1f× |" % TARGET)
     L.append("| --- | ---: | ---: | ---: | --- |")
     for _, _, _, _, label in PROGS:
-        g, gcell = _cell(data["values"].get(("libgex", label)))
-        r, rcell = _cell(data["values"].get(("reference", label)))
-        for lib, cell in (("libgex", gcell), ("reference", rcell)):
-            why = data["failed"].get((lib, label))
-            if why and cell == "—":
-                cell = "failed: %s" % why
-            if lib == "libgex":
-                gcell = cell
-            else:
-                rcell = cell
+        g, gcell = _cell(data, "libgex", label)
+        r, rcell = _cell(data, "reference", label)
         if g and r:
             ratio, verdict = "%.3g×" % (g / r), "yes" if g / r <= TARGET else "**no**"
         else:
