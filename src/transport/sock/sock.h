@@ -353,9 +353,10 @@ uint64_t gexi_sock_batched(void);
 /* The sum of the peers' rma_tails (a test hook). */
 uint64_t gexi_sock_rma_tails(void);
 /* Write what is queued, for every peer with bytes queued: flush_all under
- * poll_lock (the connected peers' list), flush_any without it (every
- * rank of the job, each under its own tx_lock). */
-void gexi_sock_flush_all(void);
+ * poll_lock (the connected peers' list; returns whether the kernel took
+ * any bytes), flush_any without it (every rank of the job, each under its
+ * own tx_lock). */
+int gexi_sock_flush_all(void);
 void gexi_sock_flush_any(void);
 void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why);
 /* Drop everything queued for p (under tx_lock; its connection ended). */

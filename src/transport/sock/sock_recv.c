@@ -265,7 +265,8 @@ static size_t frame(gex_Rank_t j, size_t have, int what) {
 }
 
 /* Read what j's connection has and handle every complete frame.  Returns
- * the frames handled. */
+ * the frames handled plus the reads that moved part of a frame's data (so
+ * non-zero when anything arrived). */
 static int conn_read(gex_Rank_t j, int what) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
@@ -289,9 +290,14 @@ static int conn_read(gex_Rank_t j, int what) {
         p->busy = 1;
         direct_done(j, what);
         p->busy = 0;
-        n++;
       }
-      if (r > 0) continue;
+      /* Part of a frame's data is progress too: a poll that moved some
+       * must not count as empty, or a receiver yields and sleeps in the
+       * middle of a stream (its waits treat an empty poll as idle). */
+      if (r > 0) {
+        n++;
+        continue;
+      }
     } else {
       if (p->rx_off == p->rx_have) p->rx_off = p->rx_have = 0;
       if (p->rx_off && SOCK_RX_BUF - p->rx_have < SOCK_WHOLE_MAX) {
@@ -361,7 +367,8 @@ int gexi_sock_poll(int what) {
                         memory_order_relaxed);
   int n = 0;
   if (what == GEXI_POLL_ALL && s->ndef) n += gexi_sock_run_deferred();
-  if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) gexi_sock_flush_all();
+  /* Bytes written count as progress, as bytes read do (conn_read). */
+  if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) n += gexi_sock_flush_all();
   if (s->nup <= SOCK_DIRECT_PEERS)
     for (unsigned i = 0; i < s->nup; i++) n += conn_read(s->up[i], what);
   if (++s->poll_count % SOCK_CTL_EVERY == 0 || s->npending || s->nconnecting ||
@@ -371,7 +378,7 @@ int gexi_sock_poll(int what) {
     if (s->peers[s->up[i]].ack_count) gexi_sock_ack_flush(s->up[i]);
   gexi_sock_return_credit();
   /* What the handlers just sent (Replies, mostly) leaves before we go on. */
-  if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) gexi_sock_flush_all();
+  if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) n += gexi_sock_flush_all();
   poll_depth--;
   if (!nested) pthread_mutex_unlock(&s->poll_lock);
   return n;

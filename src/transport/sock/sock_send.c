@@ -242,18 +242,22 @@ static int q_write(struct sock_peer *p) {
   return 0;
 }
 
-static void flush_peer(gex_Rank_t j) {
+/* Write what the kernel takes of j's queue; whether it took anything. */
+static int flush_peer(gex_Rank_t j) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
-  if (!gexi_sock_tx_trylock(p)) return; /* its holder writes */
+  if (!gexi_sock_tx_trylock(p)) return 0; /* its holder writes */
   q_settle(p);
   int err = 0;
+  uint64_t before = atomic_load_explicit(&p->tx_written, memory_order_relaxed);
   if (p->qn && atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_UP) {
     err = q_write(p);
     if (!p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
   }
+  int moved = atomic_load_explicit(&p->tx_written, memory_order_relaxed) != before;
   gexi_sock_tx_unlock(p);
   if (err) gexi_sock_peer_gone(j, 0, strerror(err));
+  return moved;
 }
 
 /* The sum over the peers of a count kept under their tx_lock. */
@@ -271,10 +275,12 @@ static uint64_t peers_sum(size_t field) {
 uint64_t gexi_sock_batched(void) { return peers_sum(offsetof(struct sock_peer, batched)); }
 uint64_t gexi_sock_rma_tails(void) { return peers_sum(offsetof(struct sock_peer, rma_tails)); }
 
-void gexi_sock_flush_all(void) {
+int gexi_sock_flush_all(void) {
   struct gexi_sock *s = S();
+  int moved = 0;
   for (unsigned i = 0; i < s->nup && atomic_load_explicit(&s->nqueued, memory_order_relaxed); i++)
-    flush_peer(s->up[i]); /* (its queue is looked at under its tx_lock only) */
+    moved |= flush_peer(s->up[i]); /* (its queue is looked at under its tx_lock only) */
+  return moved;
 }
 
 void gexi_sock_flush_any(void) {
@@ -348,8 +354,8 @@ static void backpressure(gex_Rank_t j, int what) {
     size_t qbytes = p->qbytes;
     gexi_sock_tx_unlock(p);
     if (qbytes <= limit || atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) return;
-    flush_peer(j);
-    if (gexi_poll(what))
+    int moved = flush_peer(j);
+    if (gexi_poll(what) || moved) /* bytes the kernel took are progress */
       gexi_busy();
     else
       gexi_idle();
@@ -438,9 +444,11 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   if (mode == SOCK_TX_WAIT) {
     while (atomic_load_explicit(&p->tx_written, memory_order_acquire) < end &&
            atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_UP) {
-      flush_peer(j);
+      int moved = flush_peer(j);
       if (atomic_load_explicit(&p->tx_written, memory_order_acquire) >= end) break;
-      if (gexi_poll(what))
+      /* Bytes the kernel took are progress: only a wait that moved nothing
+       * may yield or sleep. */
+      if (gexi_poll(what) || moved)
         gexi_busy();
       else
         gexi_idle();
