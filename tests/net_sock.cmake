@@ -64,6 +64,15 @@ gex_add_net_run(sockmix t_mk_rma 4 GEX_SUPERNODE_MAXSIZE=2 GEX_MK_TEST_DEVICE=ho
 foreach(n 2 4 7)
   gex_add_net_run(sock t_poll_sleep ${n} GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_SLEEPS=+ ${_sock})
 endforeach()
+# The send buffer of each connection (GEX_SOCK_SNDBUF, t_sock_sndbuf.c),
+# checked after large Puts and Gets: the default on one host, a size asked
+# for, and the kernel's autotuning.
+gex_add_net_run(socksndbuf t_sock_sndbuf 2 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_SNDBUF=host ${_sock})
+gex_add_net_run(socksndbuf t_sock_sndbuf 7 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_SNDBUF=host ${_sock})
+gex_add_net_run(socksndbufset t_sock_sndbuf 3 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_SNDBUF=64K
+                GEX_TEST_SNDBUF=65536 ${_sock})
+gex_add_net_run(socksndbufauto t_sock_sndbuf 2 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_SNDBUF=0
+                GEX_TEST_SNDBUF=auto ${_sock})
 # Small NBI Puts and NBI Gets written in place into the peer's queue
 # (transport/sock/sock_rma.c): with coalescing of Puts off, so that they
 # reach it; oversubscribed, in two "nodes", with threads contending for a

@@ -30,6 +30,12 @@ static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
 static _Thread_local int poll_depth;
 int gexi_sock_polling(void) { return poll_depth > 0; }
 
+/* Whether p listens on this host (loopback, or our own address). */
+static int peer_on_host(const struct sock_peer *p) {
+  uint32_t a = p->addr.sin_addr.s_addr;
+  return a == S()->me.sin_addr.s_addr || (ntohl(a) >> 24) == 127;
+}
+
 void gexi_sock_attach(gex_Rank_t j, int fd) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
@@ -41,6 +47,15 @@ void gexi_sock_attach(gex_Rank_t j, int fd) {
   p->fd = fd;
   int one = 1; /* frames leave when written (no Nagle delay), on both ends */
   (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  /* GEX_SOCK_SNDBUF, else SOCK_SNDBUF_HOST on this host; 0: the kernel's
+   * autotuning (left alone). */
+  int64_t sndbuf = gexi_ctx.env.sock_sndbuf >= 0 ? gexi_ctx.env.sock_sndbuf
+                   : peer_on_host(p)            ? SOCK_SNDBUF_HOST
+                                                : 0;
+  if (sndbuf > 0) {
+    int v = (int)sndbuf;
+    (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v);
+  }
   atomic_store_explicit(&p->credit, s->credit_bytes, memory_order_relaxed);
   gexi_sock_watch(fd, SOCK_EV_UP, j);
   s->up[s->nup++] = j;
