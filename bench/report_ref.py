@@ -369,6 +369,9 @@ def _median(res, name, size):
     return statistics.median(v) if v else None
 
 
+ROUND_TRIPS = ("Put (blocking)", "Get (blocking)", "AM Short ping-pong Req/Rep us/op")
+
+
 def network_medians(L, res, fmt_us):
     """The network round trips of the table again, as the median over the
     rounds: the minimum is one best round, and round trips over loopback on a
@@ -376,7 +379,7 @@ def network_medians(L, res, fmt_us):
     progs = {p for w, n, p, _ in RUNS if w == NETWORK and n == 2}
     rows = []
     for label, (pname, section), key, size, kind, _ in SS_ROWS:
-        if kind != "lat" or pname not in progs:
+        if key not in ROUND_TRIPS or pname not in progs:
             continue
         vals = [_median(res, "%s %s" % (path_of(lib, NETWORK, 2), key), size) for lib in LIBS]
         n = [len(res.series.get("%s %s" % (path_of(lib, NETWORK, 2), key), {}).get("points", {})
