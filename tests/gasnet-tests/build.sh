@@ -3,8 +3,11 @@
 # program of the reference suite in one thread mode against the installed
 # libgex, the way the reference's tests Makefile builds it.
 #
-# usage: build.sh <mode> <workdir> <suite> <python3>
+# usage: build.sh <mode> <workdir> <suite> <python3> [<conduit>]
 #
+# <conduit> (default ofi) names the installed identity whose fragment the
+# programs are built with: ofi into <workdir>/<mode>, any other into
+# <workdir>/<mode>-<conduit> (identity_smp.sh builds with smp).
 # <workdir>/<mode>/Makefile.ref is Makefile.in with its @...@ placeholders
 # substituted (<workdir>/makefile.sed, written by CMake).  Not "Makefile":
 # Makefile.in's own rule for "Makefile" would run the reference's
@@ -19,10 +22,11 @@
 # The fixture fails only when the machinery fails, not when programs do:
 # each program has its own ref_<mode>_<prog>_compile test.
 set -u
-mode=$1 work=$2 suite=$3 python=$4
+mode=$1 work=$2 suite=$3 python=$4 conduit=${5:-ofi}
 prefix=$work/prefix
-configfile=$prefix/include/ofi-conduit/ofi-$mode.mak
+configfile=$prefix/include/$conduit-conduit/$conduit-$mode.mak
 d=$work/$mode
+[ "$conduit" = ofi ] || d=$work/$mode-$conduit
 start=$SECONDS
 
 [ -f "$configfile" ] || { echo "FAIL: $configfile is missing (did ref_install run?)"; exit 1; }
@@ -65,9 +69,9 @@ for p in $progs; do
   printf 'compiled=%s\nrc=%s\nwarnings=%s\nheader_warnings=%s\n' \
     "$compiled" "${rc:-none}" "${warnings:-0}" "$header_warnings" >"$st"
 done
-echo "gasnet-tests ($mode): $ok of $total programs compiled against $prefix in $((SECONDS - start)) s"
-[ -z "$hw_progs" ] || echo "gasnet-tests ($mode): warnings from libgex's headers in:$hw_progs"
+echo "gasnet-tests ($mode, $conduit): $ok of $total programs compiled against $prefix in $((SECONDS - start)) s"
+[ -z "$hw_progs" ] || echo "gasnet-tests ($mode, $conduit): warnings from libgex's headers in:$hw_progs"
 failed=""
 for p in $progs; do grep -q '^compiled=0' "$d/status/$p" && failed="$failed $p"; done
-[ -z "$failed" ] || echo "gasnet-tests ($mode): did not compile:$failed"
+[ -z "$failed" ] || echo "gasnet-tests ($mode, $conduit): did not compile:$failed"
 exit 0

@@ -11,6 +11,8 @@
 #                          make configfile=<prefix>/include/ofi-conduit/ofi-<mode>.mak
 #   ref_<mode>_<prog>_compile, ref_<mode>_<entry>_{host,net}_n<N>,
 #   ref_<mode>_testexit_<case>   see plan.py
+#   ref_par_smp_identity   the par programs built with smp-conduit/smp-par.mak
+#                          as well, a few run under gasnetrun_smp (identity_smp.sh)
 #
 # The list of tests comes from plan.py at configure time (plan.json,
 # plan.cmake and not-registered.txt in build/gasnet-tests).
@@ -133,6 +135,13 @@ foreach(mode seq par)
   set_tests_properties(ref_${mode}_build PROPERTIES LABELS "gasnet-tests;gasnet-tests-${mode}"
     TIMEOUT 900 PROCESSORS 2 FIXTURES_REQUIRED ref_prefix FIXTURES_SETUP ref_${mode})
 endforeach()
+# The same programs against the smp identity (identity_smp.sh): what
+# compiles with ofi-par.mak compiles with smp-par.mak, and a few run under
+# gasnetrun_smp.
+add_test(NAME ref_par_smp_identity
+  COMMAND ${GEX_BASH} ${_ref_dir}/identity_smp.sh ${_ref_work} ${_ref_suite} ${GEX_PYTHON3})
+set_tests_properties(ref_par_smp_identity PROPERTIES LABELS "gasnet-tests;gasnet-tests-par"
+  TIMEOUT 900 PROCESSORS 2 FIXTURES_REQUIRED "ref_prefix;ref_par")
 
 # gex_ref_test(<name> <mode> <kind> <time limit> <expected status> <launcher>):
 # one test of plan.cmake.  kind: compile, host, net or exit.
