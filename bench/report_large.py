@@ -18,11 +18,6 @@ SIZES = [64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20]
 OPS = (("PutNBI", "`gex_RMA_PutNBI`"), ("GetNBI", "`gex_RMA_GetNBI`"))
 
 
-def _rounds(res, name, size):
-    s = res.series.get(name)
-    return s["points"].get(str(size), []) if s else []
-
-
 def table(L, res, sock, net, fmt_size):
     """Append the section to L; 'sock' and 'net' are the series prefixes of
     the two paths (e.g. "libgex sock", "libgex network"); nothing when
@@ -30,7 +25,7 @@ def table(L, res, sock, net, fmt_size):
     rows = []
     for op, label in OPS:
         for size in SIZES:
-            a, b = _rounds(res, "%s %s" % (sock, op), size), _rounds(res, "%s %s" % (net, op), size)
+            a, b = res.rounds("%s %s" % (sock, op), size), res.rounds("%s %s" % (net, op), size)
             if a and b:
                 rows.append((label, size, a, b))
     if not rows:

@@ -363,12 +363,6 @@ def why_not_measured(notes, path, prog):
     return notes.get("failed", {}).get(label) or notes.get("same-source-failed", {}).get("%s :: %s" % (path, prog))
 
 
-def _median(res, name, size):
-    s = res.series.get(name)
-    v = s["points"].get(str(size)) if s else None
-    return statistics.median(v) if v else None
-
-
 ROUND_TRIPS = ("Put (blocking)", "Get (blocking)", "AM Short ping-pong Req/Rep us/op")
 
 
@@ -381,12 +375,11 @@ def network_medians(L, res, fmt_us):
     for label, (pname, section), key, size, kind, _ in SS_ROWS:
         if key not in ROUND_TRIPS or pname not in progs:
             continue
-        vals = [_median(res, "%s %s" % (path_of(lib, NETWORK, 2), key), size) for lib in LIBS]
-        n = [len(res.series.get("%s %s" % (path_of(lib, NETWORK, 2), key), {}).get("points", {})
-                 .get(str(size), [])) for lib in LIBS]
-        if None not in vals:
-            rows.append("| %s | `%s` %s | %s | %s | %s | %d |" % (label, pname, section, fmt_us(vals[0]),
-                                                          fmt_us(vals[1]), "%.3f×" % (vals[1] / vals[0]), min(n)))
+        runs = [res.rounds("%s %s" % (path_of(lib, NETWORK, 2), key), size) for lib in LIBS]
+        if all(runs):
+            g, r = (statistics.median(v) for v in runs)
+            rows.append("| %s | `%s` %s | %s | %s | %.3f× | %d |" % (
+                label, pname, section, fmt_us(g), fmt_us(r), r / g, min(len(v) for v in runs)))
     if not rows:
         return
     L.append("The network round trips again as the median over the rounds (the table above gives the "
