@@ -301,15 +301,15 @@ static int conn_read(gex_Rank_t j, int what) {
         r = recv(p->fd, tmp, p->d.pad, MSG_DONTWAIT);
         if (r > 0) p->d.pad -= (size_t)r;
       }
-      if (r > 0 && !p->d.left && !p->d.pad) {
-        p->busy = 1;
-        direct_done(j, what);
-        p->busy = 0;
-      }
       /* Part of a frame's data is progress too: a poll that moved some
        * must not count as empty, or a receiver yields and sleeps in the
        * middle of a stream (its waits treat an empty poll as idle). */
       if (r > 0) {
+        if (!p->d.left && !p->d.pad) {
+          p->busy = 1;
+          direct_done(j, what);
+          p->busy = 0;
+        }
         n++;
         continue;
       }
