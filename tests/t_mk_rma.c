@@ -22,7 +22,14 @@
  *      slot as in 2;
  *   4. barrier; every rank clears its slot 0, Gets the second slot of its
  *      target (what it copied there in 3) back into it device to device
- *      (the same forms), and checks it.
+ *      (the same forms), and checks it;
+ *   5. device to host: every rank Puts its slot 0 into its target's
+ *      primordial (host) segment through the pair from its device
+ *      endpoint to index 0 (local buffer in device memory, remote in host
+ *      memory: mapped here, through the kernel or over the network), the
+ *      target checks its own segment with the CPU, guards included; then
+ *      every rank Gets it back through the same pair into its slot 1 and
+ *      checks that.
  *
  * GEX_TEST_STAGED=+: some operation of the job must have taken the staged
  * path (through AMs and host memory); =0: none may have (every target was
@@ -85,7 +92,8 @@ static void rma(int form, int is_put, gex_TM_t tm, gex_Rank_t r, void *remote, v
 }
 
 int main(int argc, char **argv) {
-  test_init(&argc, &argv, "t_mk_rma", GASNET_PAGESIZE, NULL, 0);
+  /* the primordial segment: step 5's slot, guards after it */
+  test_init(&argc, &argv, "t_mk_rma", (4 << 20) + 2 * 4096, NULL, 0);
   const int want_test = getenv("GEX_MK_TEST_DEVICE") != NULL;
   gex_MK_Create_args_t args;
   memset(&args, 0, sizeof args);
@@ -127,6 +135,7 @@ int main(int argc, char **argv) {
   CHECK(base[T.rank] == (uintptr_t)gex_Segment_QueryAddr(seg));
   gex_TM_t to_dev = gex_TM_Pair(T.ep, 1); /* host endpoint -> device segments */
   gex_TM_t dev_dev = gex_TM_Pair(dep, 1); /* device endpoint -> device segments */
+  gex_TM_t dev_host = gex_TM_Pair(dep, 0); /* device endpoint -> primordial host segments */
 
   unsigned char *buf = malloc(max + 2 * GUARD);
   CHECK(buf);
@@ -167,6 +176,21 @@ int main(int argc, char **argv) {
     rma((form + 2) % FORMS, 0, dev_dev, target, (void *)(base[target] + slot), (void *)base[me],
         len, NULL);
     gex_RMA_GetBlocking(to_dev, buf + GUARD, me, (void *)base[me], len, 0);
+    CHECK_PATTERN(buf + GUARD, len, test_seed((me + n - 1) % n, len, 1, 0));
+    CHECK_BYTES(buf + GUARD + len, GUARD, 0xEE);
+    /* 5. my slot 0 (me - 1's pattern) into my target's host segment, and back */
+    memset(T.seg_base, 0xEE, len + GUARD);
+    test_barrier();
+    rma((form + 3) % FORMS, 1, dev_host, target, test_peer_addr(target, 0), (void *)base[me], len,
+        NULL);
+    test_barrier();
+    CHECK_PATTERN(T.seg_base, len, test_seed(writer, len, 1, 0));
+    CHECK_BYTES(T.seg_base + len, GUARD, 0xEE);
+    memset(buf, 0xEE, max + 2 * GUARD);
+    gex_RMA_PutBlocking(to_dev, me, (void *)(base[me] + slot), buf, len + GUARD, 0);
+    rma(form, 0, dev_host, target, test_peer_addr(target, 0), (void *)(base[me] + slot), len,
+        NULL);
+    gex_RMA_GetBlocking(to_dev, buf + GUARD, me, (void *)(base[me] + slot), len + GUARD, 0);
     CHECK_PATTERN(buf + GUARD, len, test_seed((me + n - 1) % n, len, 1, 0));
     CHECK_BYTES(buf + GUARD + len, GUARD, 0xEE);
     test_barrier();

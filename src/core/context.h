@@ -61,6 +61,12 @@ struct gexi_team {
   /* A TM-pair's remote endpoint index (0 for teams): its peer table holds
    * what this process knows of every rank's endpoint of that index. */
   gex_EP_Index_t remote_index;
+  /* A TM-pair whose local endpoint has a segment of device memory bound:
+   * none of its peer entries is 'local' (the inline path would read or
+   * write that memory with the CPU), so every RMA through it comes to
+   * rma/rma_ep.c, whatever the remote index.  Set under teams_lock when
+   * the segment is bound, or when the pair is made after that. */
+  bool local_dev;
   void *cdata;
   _Atomic uint64_t barriers_started; /* unused (kept for layout stability) */
   /* Collectives (coll/coll.c; all fields below are guarded by its lock).
@@ -414,7 +420,8 @@ gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void);
 int gexi_rma_put_nbi_general(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank,
                              void *dest, uint64_t lc_flags);
 /* RMA through a TM-pair to endpoints of index > 0 whose segment is not
- * mapped here (rma/rma_ep.c): complete on return, except NB and NBI ones
+ * mapped here, or through any pair whose local endpoint's segment is
+ * device memory (rma/rma_ep.c): complete on return, except NB and NBI ones
  * a device's copy finishes later (rma/rma_device.c; 'mode' as in
  * gex_inline.h).  gexi_rma_ep_put_nbi is such pairs' put_nbi entry. */
 gex_Event_t gexi_rma_ep_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
@@ -423,6 +430,20 @@ gex_Event_t gexi_rma_ep_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                             int mode);
 int gexi_rma_ep_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank, void *dest,
                         uint64_t lc_flags);
+/* Host memory here <-> [remote, remote + n) of jobrank j's endpoint k,
+ * when that segment is host memory: copied in place where it is mapped
+ * here, else through the kernel or the network.  Complete on return. */
+void gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_write, void *local,
+                      void *remote, size_t n);
+/* RMA through this TM goes by rma/rma_ep.c. */
+static inline bool gexi_tm_ep_path(gex_TM_t tm) {
+  const struct gexi_team *t = gexi_tm(tm);
+  return t->remote_index || t->local_dev;
+}
+/* ep's pairs, now that a device segment is bound to it: local_dev set
+ * (the next gexi_peers_sync_locked clears their entries' 'local'), RMA
+ * through them by rma/rma_ep.c.  teams_lock held. */
+void gexi_ep_pairs_local_dev_locked(struct gexi_EP *ep);
 static inline gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
   return GEXI_TM_PEERS(tm)[rank].jobrank;
 }

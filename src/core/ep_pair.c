@@ -10,6 +10,8 @@
  * gex_EP_BindSegment and gex_EP_PublishBoundSegment fill
  * (core/segment_bind.c).  Whenever one of those tables changes,
  * gexi_peers_sync_locked copies what changed into every pair and team.
+ * A pair whose local endpoint has a device segment bound keeps every
+ * entry 'not local' (struct gexi_team, local_dev).
  */
 #include <stdlib.h>
 
@@ -41,6 +43,10 @@ __attribute__((noinline)) static gex_TM_t make_pair(struct gexi_EP *ep, gex_EP_I
     t->head.put_nbi = gexi_rma_ep_put_nbi;
     const struct gexi_ep_tab *tab = gexi_ep_tab_locked(k);
     memcpy(t->peers, tab->peers, gexi_ctx.size * sizeof(gexi_Peer_t));
+    if (ep->pair_tm->local_dev) {
+      t->local_dev = true;
+      for (gex_Rank_t r = 0; r < gexi_ctx.size; r++) t->peers[r].local = 0;
+    }
     atomic_store_explicit(&ep->pairs[k], t, memory_order_release);
   }
   pthread_mutex_unlock(&gexi_ctx.teams_lock);
@@ -63,19 +69,29 @@ gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
  * or an endpoint index's); when a segment becomes known (attach, bind,
  * publication) the master's entry changes first and these functions carry
  * it into the others. */
-static void sync_table(gexi_Peer_t *t, gex_Rank_t n, const gexi_Peer_t *master) {
+static void sync_table(gexi_Peer_t *t, gex_Rank_t n, const gexi_Peer_t *master, bool local_dev) {
   for (gex_Rank_t r = 0; r < n; r++) {
     const gexi_Peer_t *g = &master[t[r].jobrank];
     gexi_Peer_t *p = &t[r];
+    const uint32_t local = local_dev ? 0 : g->local;
     /* Write only what changes: other threads may be reading other ranks'
      * entries (and unchanged ones) of the same table right now. */
     if (p->seg_base != g->seg_base || p->seg_size != g->seg_size || p->delta != g->delta ||
-        p->local != g->local) {
+        p->local != local) {
       p->seg_base = g->seg_base;
       p->seg_size = g->seg_size;
       p->delta = g->delta;
-      p->local = g->local;
+      p->local = local;
     }
+  }
+}
+
+void gexi_ep_pairs_local_dev_locked(struct gexi_EP *ep) {
+  ep->pair_tm->local_dev = true;
+  ep->pair_tm->head.put_nbi = gexi_rma_ep_put_nbi;
+  for (unsigned k = 1; k < GEXI_MAX_EPS; k++) {
+    struct gexi_team *t = atomic_load_explicit(&ep->pairs[k], memory_order_relaxed);
+    if (t) t->local_dev = true; /* (its put_nbi entry is gexi_rma_ep_put_nbi already) */
   }
 }
 
@@ -84,12 +100,12 @@ void gexi_peers_sync_locked(void) {
   uint32_t eps = atomic_load_explicit(&gexi_ctx.ep_count, memory_order_relaxed);
   for (uint32_t e = 0; e < eps; e++) {
     struct gexi_EP *ep = gexi_ctx.eps[e];
-    if (ep->pair_tm) sync_table(ep->pair_tm->peers, n, gexi_ctx.peers);
+    if (ep->pair_tm) sync_table(ep->pair_tm->peers, n, gexi_ctx.peers, ep->pair_tm->local_dev);
     for (unsigned k = 1; k < GEXI_MAX_EPS; k++) {
       struct gexi_team *t = atomic_load_explicit(&ep->pairs[k], memory_order_relaxed);
-      if (t) sync_table(t->peers, n, gexi_ctx.ep_tabs[k]->peers);
+      if (t) sync_table(t->peers, n, gexi_ctx.ep_tabs[k]->peers, t->local_dev);
     }
   }
   for (struct gexi_team *t = gexi_ctx.live_teams; t; t = t->live_next)
-    sync_table(t->peers, t->head.size, gexi_ctx.peers);
+    sync_table(t->peers, t->head.size, gexi_ctx.peers, false);
 }

@@ -132,6 +132,10 @@ gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owne
     gexi_fatal("gex_EP_QueryBoundSegmentNB: rank %u out of range (team size %u)", (unsigned)rank,
                (unsigned)GEXI_TM_SIZE(tm));
   const gexi_Peer_t *p = &GEXI_TM_PEERS(tm)[rank];
+  const struct gexi_team *t = gexi_tm(tm);
+  if (t->local_dev) /* its entries are never 'local' (context.h): the master's say where */
+    p = t->remote_index ? &gexi_ctx.ep_tabs[t->remote_index]->peers[p->jobrank]
+                        : &gexi_ctx.peers[p->jobrank];
   if (size_p) *size_p = p->seg_size;
   if (p->seg_size) {
     if (owneraddr_p) *owneraddr_p = (void *)p->seg_base;

@@ -99,6 +99,7 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
   }
   if (!seg->ep) seg->ep = ep; /* (the first of the endpoints it is bound to) */
   ep->segment = seg;
+  if (device) gexi_ep_pairs_local_dev_locked(ep);
   gexi_peers_sync_locked();
   pthread_mutex_unlock(&gexi_ctx.teams_lock);
   return GASNET_OK;

@@ -401,3 +401,27 @@ gex_Event_t gexi_rma_device(const char *fn, gex_TM_t tm, gex_Rank_t rank, gex_EP
   staged(tm, rank, k, is_write, ld, local, remote, nbytes);
   return GEX_EVENT_INVALID;
 }
+
+gex_Event_t gexi_rma_device_to_host(const char *fn, gex_TM_t tm, gex_Rank_t rank,
+                                    gex_EP_Index_t k, int is_write, void *local, uintptr_t remote,
+                                    size_t nbytes) {
+  struct gexi_device *ld = local_device(tm, local, nbytes);
+  const gex_Rank_t j = GEXI_TM_PEERS(tm)[rank].jobrank;
+  if (!ld) {
+    gexi_rma_ep_host(fn, k, j, is_write, local, (void *)remote, nbytes);
+    return GEX_EVENT_INVALID;
+  }
+  const gexi_Peer_t *m = k ? &gexi_ctx.ep_tabs[k]->peers[j] : &gexi_ctx.peers[j];
+  if (m->local) { /* mapped here: the device copies into or out of it in place */
+    uintptr_t there = remote + (uintptr_t)m->delta;
+    if (is_write)
+      dev_copy(fn, ld, GEXI_DEV_DTOH, there, (uintptr_t)local, nbytes);
+    else
+      dev_copy(fn, ld, GEXI_DEV_HTOD, (uintptr_t)local, there, nbytes);
+    return GEX_EVENT_INVALID;
+  }
+  char *h = stage_in(fn, ld, is_write, local, nbytes);
+  gexi_rma_ep_host(fn, k, j, is_write, h, (void *)remote, nbytes);
+  stage_out(fn, ld, is_write, local, h, nbytes);
+  return GEX_EVENT_INVALID;
+}

@@ -4,7 +4,10 @@
  * memory, copied through the kernel (transport/shm/shm_cma.c); or a
  * peer's on another node, moved by the network transport into or out of
  * the region the peer exposed when it bound the segment (its key and the
- * remote address of its byte 0 are in gexi_ctx.ep_tabs[k]).
+ * remote address of its byte 0 are in gexi_ctx.ep_tabs[k]).  Also every
+ * RMA through a pair whose local endpoint's segment is device memory, to
+ * any index: the local buffer may be in that memory, which only the
+ * device's copies reach (rma/rma_device.c).
  *
  * Every operation here is complete when the call returns (a Put has landed
  * at the peer, a Get's data is here): a blocking, NB or NBI call initiated
@@ -15,6 +18,8 @@
  * either way.  Mapped neighbours never come here: the inline path copies
  * (gex/gex_inline.h).
  */
+#include <string.h>
+
 #include "core/context.h"
 #include "rma/rma_device.h"
 #include "transport/shm/shm.h"
@@ -23,27 +28,54 @@
 static gex_Event_t ep_rma(const char *fn, gex_TM_t tm, gex_Rank_t rank, int is_write,
                           void *local, void *remote, size_t nbytes, int mode) {
   if (nbytes == 0) return GEX_EVENT_INVALID;
-  const gex_EP_Index_t k = gexi_tm(tm)->remote_index;
+  const struct gexi_team *t = gexi_tm(tm);
+  const gex_EP_Index_t k = t->remote_index;
   const gexi_Peer_t *p = &GEXI_TM_PEERS(tm)[rank];
   const gex_Rank_t j = p->jobrank;
   if (!p->seg_size)
     gexi_fatal("%s: endpoint %u of rank %u has no published segment", fn, (unsigned)k,
                (unsigned)j);
-  const struct gexi_ep_tab *tab = gexi_ctx.ep_tabs[k];
-  if (tab->device[j])
+  if (k && gexi_ctx.ep_tabs[k]->device[j])
     return gexi_rma_device(fn, tm, rank, k, is_write, local, (uintptr_t)remote, nbytes, mode);
+  if (t->local_dev)
+    return gexi_rma_device_to_host(fn, tm, rank, k, is_write, local, (uintptr_t)remote, nbytes);
+  gexi_rma_ep_host(fn, k, j, is_write, local, remote, nbytes);
+  return GEX_EVENT_INVALID;
+}
+
+void gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_write, void *local,
+                      void *remote, size_t n) {
+  /* The master entry: a pair's copy may say 'not local' for its own reasons
+   * (struct gexi_team, local_dev). */
+  const gexi_Peer_t *m = k ? &gexi_ctx.ep_tabs[k]->peers[j] : &gexi_ctx.peers[j];
+  if (m->local) {
+    char *there = (char *)remote + m->delta;
+    if (is_write)
+      memcpy(there, local, n);
+    else
+      memcpy(local, there, n);
+    return;
+  }
+  if (k == 0) { /* the job's segments: the primordial pair's way */
+    gex_TM_t w = gexi_tm_handle(gexi_ctx.ep.pair_tm);
+    if (is_write)
+      gexi_RMA_Put_remote(w, j, remote, local, n, GEX_EVENT_NOW, 0, GEXI_MODE_BLOCKING);
+    else
+      gexi_RMA_Get_remote(w, local, j, remote, n, 0, GEXI_MODE_BLOCKING);
+    return;
+  }
   if (gexi_ctx.local_index[j] != GEX_RANK_INVALID) {
     if (is_write)
-      gexi_shm_cma_write(fn, j, remote, local, nbytes);
+      gexi_shm_cma_write(fn, j, remote, local, n);
     else
-      gexi_shm_cma_read(fn, j, local, remote, nbytes);
-    return GEX_EVENT_INVALID;
+      gexi_shm_cma_read(fn, j, local, remote, n);
+    return;
   }
   if (!gexi_ctx.net) gexi_fatal("%s: rank %u is not reachable (no network transport)", fn, j);
-  struct gexi_exposed_rma x = {local, tab->net_raddr[j] + ((uintptr_t)remote - p->seg_base),
-                               tab->net_key[j], nbytes};
+  const struct gexi_ep_tab *tab = gexi_ctx.ep_tabs[k];
+  struct gexi_exposed_rma x = {local, tab->net_raddr[j] + ((uintptr_t)remote - m->seg_base),
+                               tab->net_key[j], n};
   gexi_ctx.net->rma_exposed(j, is_write, &x);
-  return GEX_EVENT_INVALID;
 }
 
 gex_Event_t gexi_rma_ep_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,

@@ -36,7 +36,7 @@ __attribute__((noinline)) static gex_Event_t put_remote(gex_Rank_t j, void *dest
 gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                                 size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
                                 int mode) {
-  if (GEXI_UNLIKELY(gexi_tm(tm)->remote_index))
+  if (GEXI_UNLIKELY(gexi_tm_ep_path(tm)))
     return gexi_rma_ep_put(tm, rank, dest, src, nbytes, lc_opt, mode);
   return put_remote(gexi_tm_jobrank(tm, rank), dest, src, nbytes, lc_opt, flags, mode);
 }
@@ -93,7 +93,7 @@ gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void) {
 
 gex_Event_t gexi_RMA_Get_remote(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src,
                                 size_t nbytes, gex_Flags_t flags, int mode) {
-  if (GEXI_UNLIKELY(gexi_tm(tm)->remote_index))
+  if (GEXI_UNLIKELY(gexi_tm_ep_path(tm)))
     return gexi_rma_ep_get(tm, dest, rank, src, nbytes, mode);
   gex_Rank_t j = gexi_tm_jobrank(tm, rank);
   if (is_neighbour(j)) {
