@@ -22,7 +22,10 @@ set_tests_properties(t_keygen PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT} LABELS "sec
 # namespaces; and (replay) a stream captured from one job written into
 # another.
 gex_test_program(t_sec_victim)
-target_include_directories(t_sec_victim PRIVATE ${CMAKE_SOURCE_DIR}/src ${GEX_FABRIC_INCLUDE})
+target_include_directories(t_sec_victim PRIVATE ${CMAKE_SOURCE_DIR}/src)
+if(GEX_HAVE_OFI)
+  target_include_directories(t_sec_victim PRIVATE ${GEX_FABRIC_INCLUDE})
+endif()
 target_compile_definitions(t_sec_victim PRIVATE GEX_TEST_HAVE_OFI=${GEX_HAVE_OFI})
 # sec_where_opt(<lo|netns> <var>): sec_attack.sh's option for where the
 # attacked job runs (--netns: two network namespaces; nothing: loopback).
