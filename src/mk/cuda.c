@@ -51,15 +51,13 @@ typedef struct CUevent_st *gexi_CUevent;
   X(cuCtxPopCurrent, "cuCtxPopCurrent_v2", (gexi_CUcontext *))                          \
   X(cuMemAlloc, "cuMemAlloc_v2", (gexi_CUdeviceptr *, size_t))                          \
   X(cuMemFree, "cuMemFree_v2", (gexi_CUdeviceptr))                                      \
-  X(cuMemcpyHtoD, "cuMemcpyHtoD_v2", (gexi_CUdeviceptr, const void *, size_t))          \
-  X(cuMemcpyDtoH, "cuMemcpyDtoH_v2", (void *, gexi_CUdeviceptr, size_t))                \
-  X(cuMemcpyDtoD, "cuMemcpyDtoD_v2", (gexi_CUdeviceptr, gexi_CUdeviceptr, size_t))      \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2",                                          \
     (gexi_CUdeviceptr, const void *, size_t, gexi_CUstream))                            \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2",                                          \
     (void *, gexi_CUdeviceptr, size_t, gexi_CUstream))                                  \
   X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2",                                          \
     (gexi_CUdeviceptr, gexi_CUdeviceptr, size_t, gexi_CUstream))                        \
+  X(cuStreamSynchronize, "cuStreamSynchronize", (gexi_CUstream))                        \
   X(cuEventCreate, "cuEventCreate", (gexi_CUevent *, unsigned int))                     \
   X(cuEventRecord, "cuEventRecord", (gexi_CUevent, gexi_CUstream))                      \
   X(cuEventQuery, "cuEventQuery", (gexi_CUevent))                                       \
@@ -169,16 +167,23 @@ static int cu_owns(struct gexi_device *d, uintptr_t ptr, size_t n) {
   return ptr - (uintptr_t)base <= size && n <= size - (ptr - (uintptr_t)base);
 }
 
+/* A copy on the calling thread's stream, waited for: on return it has
+ * landed, where any process's copies and kernels see it.  The driver's
+ * synchronous copies (cuMemcpyHtoD, ...) do not promise that: one out of
+ * pageable host memory returns once the source is staged, one between
+ * device addresses at once, before the data is there. */
 static int cu_copy(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src, size_t n,
                    const char **why) {
   struct cu *c = C(d);
   gexi_CUresult r;
+  const gexi_CUstream st = GEXI_CU_STREAM_PER_THREAD;
   if (dir == GEXI_DEV_HTOD)
-    IN_CTX(c, r, c->fn_cuMemcpyHtoD((gexi_CUdeviceptr)dst, (const void *)src, n));
+    IN_CTX(c, r, c->fn_cuMemcpyHtoDAsync((gexi_CUdeviceptr)dst, (const void *)src, n, st));
   else if (dir == GEXI_DEV_DTOH)
-    IN_CTX(c, r, c->fn_cuMemcpyDtoH((void *)dst, (gexi_CUdeviceptr)src, n));
+    IN_CTX(c, r, c->fn_cuMemcpyDtoHAsync((void *)dst, (gexi_CUdeviceptr)src, n, st));
   else
-    IN_CTX(c, r, c->fn_cuMemcpyDtoD((gexi_CUdeviceptr)dst, (gexi_CUdeviceptr)src, n));
+    IN_CTX(c, r, c->fn_cuMemcpyDtoDAsync((gexi_CUdeviceptr)dst, (gexi_CUdeviceptr)src, n, st));
+  if (!r) IN_CTX(c, r, c->fn_cuStreamSynchronize(st));
   if (r) *why = cu_error(c, r);
   return r != 0;
 }

@@ -42,7 +42,8 @@ struct gexi_device_ops {
   /* Whether [ptr, ptr + n) lies in one allocation of this device's memory. */
   int (*owns)(struct gexi_device *d, uintptr_t ptr, size_t n);
   /* n bytes from src to dst (GEXI_DEV_*), complete on return (after the
-   * calling thread's started copies): 0, or non-zero with *why set. */
+   * calling thread's started copies): the data is at dst, where every
+   * process's copies see it.  0, or non-zero with *why set. */
   int (*copy)(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src, size_t n,
               const char **why);
   /* The same copy started on the calling thread's stream and finished
