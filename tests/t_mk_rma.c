@@ -29,7 +29,8 @@
  *      memory: mapped here, through the kernel or over the network), the
  *      target checks its own segment with the CPU, guards included; then
  *      every rank Gets it back through the same pair into its slot 1 and
- *      checks that.
+ *      checks that;
+ *   6. every rank destroys its bound device segment, then its kind.
  *
  * GEX_TEST_STAGED=+: some operation of the job must have taken the staged
  * path (through AMs and host memory); =0: none may have (every target was
@@ -197,6 +198,16 @@ int main(int argc, char **argv) {
   }
   free(buf);
   free(base);
+  /* 6. as UPC++ ends a device allocator: its bound segment destroyed, then
+   * the kind; the endpoint is not bound again */
+  test_barrier();
+  gex_Segment_Destroy(seg, 0);
+  CHECK(gex_EP_QuerySegment(dep) == GEX_SEGMENT_INVALID);
+  gex_Segment_t again;
+  CHECK(gex_Segment_Create(&again, T.client, NULL, 4096, kind, 0) == GASNET_OK);
+  CHECK(gex_EP_BindSegment(dep, again, 0) == GASNET_ERR_BAD_ARG);
+  gex_Segment_Destroy(again, 0);
+  gex_MK_Destroy(kind, 0);
   test_check_job_count("GEX_TEST_STAGED", gexi_rma_device_staged(),
                        "device RMA operations through the staged path");
   test_check_job_count("GEX_TEST_ASYNC", gexi_rma_device_started(),

@@ -5,7 +5,8 @@
  *
  * usage: t_segment_misuse <mode>
  *   destroy_attached   gex_Segment_Destroy of the gex_Segment_Attach segment
- *   destroy_bound      gex_Segment_Destroy of a created, bound segment
+ *   destroy_bound      gex_Segment_Destroy of a created segment bound to the
+ *                      primordial endpoint
  *   mk_destroy_host    gex_MK_Destroy(GEX_MK_HOST)
  *   mk_destroy_in_use  gex_MK_Destroy of a kind that still has a segment
  */
@@ -26,7 +27,8 @@ int main(int argc, char **argv) {
 
   if (!strcmp(mode, "destroy_attached")) {
     if (me == last) {
-      expect("^libgex: rank %u: gex_Segment_Destroy: .*bound.*gex_Segment_Attach", me);
+      expect("^libgex: rank %u: gex_Segment_Destroy: .*cannot be destroyed: .*gex_Segment_Attach",
+             me);
       gex_Segment_Destroy(T.seg, 0);
       not_detected();
     }
@@ -38,7 +40,7 @@ int main(int argc, char **argv) {
     CHECK(gex_EP_BindSegment(T.ep, s, 0) == GASNET_OK);
     CHECK(gex_EP_PublishBoundSegment(T.tm, &T.ep, 1, 0) == GASNET_OK);
     if (me == 0) {
-      expect("^libgex: rank 0: gex_Segment_Destroy: .*%p.*bound to an endpoint",
+      expect("^libgex: rank 0: gex_Segment_Destroy: .*%p.*bound to the primordial endpoint",
              gex_Segment_QueryAddr(s));
       gex_Segment_Destroy(s, 0);
       not_detected();

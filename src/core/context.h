@@ -121,6 +121,9 @@ struct gexi_EP {
   gex_Client_t client;
   gex_Flags_t flags;
   gex_Segment_t segment;
+  /* Its bound segment was destroyed (gex_Segment_Destroy unbinds it): it
+   * is never bound again, as peers may still hold that one's entry. */
+  bool seg_destroyed;
   void *cdata;
   gex_EP_Index_t index;
   gex_EP_Capabilities_t caps;
@@ -444,6 +447,10 @@ static inline bool gexi_tm_ep_path(gex_TM_t tm) {
  * (the next gexi_peers_sync_locked clears their entries' 'local'), RMA
  * through them by rma/rma_ep.c.  teams_lock held. */
 void gexi_ep_pairs_local_dev_locked(struct gexi_EP *ep);
+/* gex_Segment_Destroy of a segment bound to endpoints of index > 0:
+ * unbinds it from each (core/segment_bind.c).  0, or the reason it cannot
+ * be (bound to the primordial endpoint). */
+const char *gexi_segment_unbind(struct gexi_Segment *seg);
 static inline gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
   return GEXI_TM_PEERS(tm)[rank].jobrank;
 }

@@ -28,9 +28,13 @@
  *     so RMA and AM Long reach it through the kernel (shm_cma.c);
  *   - a peer on another node: 'local' clear, its network key handed to the
  *     transport.
- * A bound segment never changes (no unbinding, a bound segment cannot be
- * destroyed), so a later publication of a segment already known changes
- * nothing.
+ * A bound segment never changes, so a later publication of a segment
+ * already known changes nothing.  gex_Segment_Destroy may destroy a
+ * segment bound to endpoints of index > 0 (the reference allows it, and
+ * UPC++ does it when a device allocator goes): this process forgets it
+ * (gexi_segment_unbind), and those endpoints are never bound again, so
+ * no peer's entry for them ever changes; a peer that still reaches it
+ * errs, and this process's checks end the job naming it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +64,8 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
                     : !gexi_ep_valid(ep)          ? "not an endpoint of this process"
                     : seg->client != ep->client   ? "the segment belongs to another client"
                     : ep->segment ? "the endpoint already has a bound segment"
+                    : ep->seg_destroyed ? "the endpoint's segment was destroyed (libgex binds an "
+                                          "endpoint once)"
                                   : NULL; /* (a segment may be bound to several endpoints) */
   if (bad) {
     pthread_mutex_unlock(&gexi_ctx.teams_lock);
@@ -103,6 +109,34 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t seg, gex_Flags_t flags) {
   gexi_peers_sync_locked();
   pthread_mutex_unlock(&gexi_ctx.teams_lock);
   return GASNET_OK;
+}
+
+const char *gexi_segment_unbind(struct gexi_Segment *seg) {
+  pthread_mutex_lock(&gexi_ctx.teams_lock);
+  const uint32_t eps = atomic_load_explicit(&gexi_ctx.ep_count, memory_order_relaxed);
+  for (uint32_t e = 0; e < eps; e++)
+    if (gexi_ctx.eps[e]->segment == seg && gexi_ctx.eps[e]->index == 0) {
+      pthread_mutex_unlock(&gexi_ctx.teams_lock);
+      return "it is bound to the primordial endpoint";
+    }
+  const gex_Rank_t me = gexi_ctx.rank;
+  for (uint32_t e = 0; e < eps; e++) {
+    struct gexi_EP *ep = gexi_ctx.eps[e];
+    if (ep->segment != seg) continue;
+    struct gexi_ep_tab *tab;
+    gexi_Peer_t *p = master_entry(ep->index, me, &tab);
+    *p = (gexi_Peer_t){.jobrank = me};
+    tab->device[me] = 0;
+    tab->net_key[me] = tab->net_raddr[me] = 0;
+    ep->segment = NULL;
+    ep->seg_destroyed = true;
+  }
+  if (seg->net_exposed) gexi_ctx.net->unexpose(seg->net_exposed);
+  seg->net_exposed = NULL;
+  seg->ep = NULL;
+  gexi_peers_sync_locked();
+  pthread_mutex_unlock(&gexi_ctx.teams_lock);
+  return NULL;
 }
 
 /* ---- gex_EP_PublishBoundSegment ---------------------------------------------------- */

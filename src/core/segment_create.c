@@ -98,13 +98,15 @@ void gex_Segment_Destroy(gex_Segment_t seg, gex_Flags_t flags) {
   gexi_check_init("gex_Segment_Destroy");
   if (seg == GEX_SEGMENT_INVALID) gexi_fatal("gex_Segment_Destroy: GEX_SEGMENT_INVALID");
   if (flags) gexi_fatal("gex_Segment_Destroy: flags 0x%x must be 0", (unsigned)flags);
-  /* Peers may hold a mapping, a network key or an address of a bound (and
-   * perhaps published) segment, and there is no unbinding. */
-  if (seg->ep)
-    gexi_fatal("gex_Segment_Destroy: the segment [%p,+%zu) is bound to an endpoint%s; a bound "
-               "segment cannot be destroyed",
-               seg->addr, (size_t)seg->size,
-               seg->id == GEXI_SEG_ID_ATTACH ? " (by gex_Segment_Attach)" : "");
+  /* A segment bound to endpoints of index > 0 is unbound first
+   * (core/segment_bind.c); the primordial endpoint's stays: peers reach it
+   * through every team. */
+  const char *why = seg->id == GEXI_SEG_ID_ATTACH ? "it is the segment of gex_Segment_Attach"
+                    : seg->ep                     ? gexi_segment_unbind(seg)
+                                                  : NULL;
+  if (why)
+    gexi_fatal("gex_Segment_Destroy: the segment [%p,+%zu) cannot be destroyed: %s", seg->addr,
+               (size_t)seg->size, why);
   if (seg->fd >= 0) {
     munmap(seg->addr, seg->size);
     close(seg->fd);
