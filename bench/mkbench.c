@@ -182,6 +182,8 @@ int main(int argc, char **argv) {
   gex_Segment_t hseg;
   if (gex_Segment_Attach(&hseg, tm, 4096) != GASNET_OK) gasnet_exit(1);
   ipc_handle_t *hs = gex_Segment_QueryAddr(hseg); /* rank 1's IPC handle lands in rank 0's */
+  void *hs0 = NULL;                                 /* ... at this address of rank 0's */
+  gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm, 0, &hs0, NULL, NULL, 0));
 
   /* The floors' driver, and rank 1's IPC export. */
   struct cu c;
@@ -192,7 +194,7 @@ int main(int argc, char **argv) {
   if (cu_ok && me == 1) {
     ipc_handle_t h;
     if (c.alloc(&mine, BIG) || c.ipc_get(&h, mine)) cu_ok = 0;
-    else gex_RMA_PutBlocking(tm, 0, hs, &h, sizeof h, 0);
+    else gex_RMA_PutBlocking(tm, 0, hs0, &h, sizeof h, 0);
   }
   gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
   if (cu_ok && me == 0 && c.ipc_open(&peer, *hs, 1 /* CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS */))
