@@ -89,6 +89,11 @@ struct cu {
 #undef X
   gexi_CUdevice dev;
   gexi_CUcontext ctx;
+  /* Events of finished copies, kept for the next started ones: creating
+   * and destroying one per copy costs more than the copy's own start. */
+  pthread_mutex_t pool_lock;
+  unsigned npool;
+  gexi_CUevent pool[64];
 };
 
 #if GEXI_HAVE_CUDA_H
@@ -189,38 +194,60 @@ static int cu_copy(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src,
 }
 
 /* A started copy is one on the calling thread's default stream, followed
- * by an event that copy_done queries.  The driver returns from a copy out
- * of pageable host memory once it has staged the source, and from a copy
- * into pageable memory once it is done; a copy out of page-locked host
- * memory would read it later, so that one is made synchronously (the host
- * source must be the caller's again on return, mk/device.h). */
+ * by an event that copy_done queries (one push of the context for all of
+ * it).  The driver returns from a copy out of pageable host memory once it
+ * has staged the source, and from a copy into pageable memory once it is
+ * done; a copy out of page-locked host memory would read it later, so that
+ * one is made synchronously (the host source must be the caller's again on
+ * return, mk/device.h). */
+static gexi_CUevent event_take(struct cu *c) {
+  gexi_CUevent ev = NULL;
+  pthread_mutex_lock(&c->pool_lock);
+  if (c->npool) ev = c->pool[--c->npool];
+  pthread_mutex_unlock(&c->pool_lock);
+  return ev;
+}
+static void event_give(struct cu *c, gexi_CUevent ev) {
+  pthread_mutex_lock(&c->pool_lock);
+  int kept = c->npool < sizeof c->pool / sizeof c->pool[0];
+  if (kept) c->pool[c->npool++] = ev;
+  pthread_mutex_unlock(&c->pool_lock);
+  if (!kept) {
+    gexi_CUresult r;
+    IN_CTX(c, r, c->fn_cuEventDestroy(ev));
+    (void)r;
+  }
+}
+
 static int cu_copy_start(struct gexi_device *d, int dir, uintptr_t dst, uintptr_t src, size_t n,
                          void **op, const char **why) {
   struct cu *c = C(d);
-  gexi_CUresult r;
-  unsigned int type = 0;
-  *op = NULL;
-  if (dir == GEXI_DEV_HTOD) {
-    IN_CTX(c, r, c->fn_cuPointerGetAttribute(&type, GEXI_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                             (gexi_CUdeviceptr)src));
-    if (r == 0) return cu_copy(d, dir, dst, src, n, why); /* known to the driver: page-locked */
-  }
   const gexi_CUstream st = GEXI_CU_STREAM_PER_THREAD;
-  if (dir == GEXI_DEV_HTOD)
-    IN_CTX(c, r, c->fn_cuMemcpyHtoDAsync((gexi_CUdeviceptr)dst, (const void *)src, n, st));
-  else if (dir == GEXI_DEV_DTOH)
-    IN_CTX(c, r, c->fn_cuMemcpyDtoHAsync((void *)dst, (gexi_CUdeviceptr)src, n, st));
-  else
-    IN_CTX(c, r, c->fn_cuMemcpyDtoDAsync((gexi_CUdeviceptr)dst, (gexi_CUdeviceptr)src, n, st));
-  gexi_CUevent ev = NULL;
-  if (!r) IN_CTX(c, r, c->fn_cuEventCreate(&ev, GEXI_CU_EVENT_DISABLE_TIMING));
+  gexi_CUevent ev = event_take(c);
+  gexi_CUcontext old;
+  gexi_CUresult r = c->fn_cuCtxPushCurrent(c->ctx);
+  *op = NULL;
   if (!r) {
-    IN_CTX(c, r, c->fn_cuEventRecord(ev, st));
-    gexi_CUresult r2 = 0;
-    if (r) IN_CTX(c, r2, c->fn_cuEventDestroy(ev));
-    (void)r2;
+    unsigned int type = 0;
+    if (dir == GEXI_DEV_HTOD &&
+        c->fn_cuPointerGetAttribute(&type, GEXI_CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                    (gexi_CUdeviceptr)src) == 0) {
+      (void)c->fn_cuCtxPopCurrent(&old); /* known to the driver: page-locked */
+      if (ev) event_give(c, ev);
+      return cu_copy(d, dir, dst, src, n, why);
+    }
+    if (dir == GEXI_DEV_HTOD)
+      r = c->fn_cuMemcpyHtoDAsync((gexi_CUdeviceptr)dst, (const void *)src, n, st);
+    else if (dir == GEXI_DEV_DTOH)
+      r = c->fn_cuMemcpyDtoHAsync((void *)dst, (gexi_CUdeviceptr)src, n, st);
+    else
+      r = c->fn_cuMemcpyDtoDAsync((gexi_CUdeviceptr)dst, (gexi_CUdeviceptr)src, n, st);
+    if (!r && !ev) r = c->fn_cuEventCreate(&ev, GEXI_CU_EVENT_DISABLE_TIMING);
+    if (!r) r = c->fn_cuEventRecord(ev, st);
+    (void)c->fn_cuCtxPopCurrent(&old);
   }
   if (r) {
+    if (ev) event_give(c, ev);
     *why = cu_error(c, r);
     return 1;
   }
@@ -230,11 +257,10 @@ static int cu_copy_start(struct gexi_device *d, int dir, uintptr_t dst, uintptr_
 
 static int cu_copy_done(struct gexi_device *d, void *op, const char **why) {
   struct cu *c = C(d);
-  gexi_CUresult r, q;
+  gexi_CUresult q;
   IN_CTX(c, q, c->fn_cuEventQuery((gexi_CUevent)op));
   if (q == GEXI_CUDA_ERROR_NOT_READY) return 0;
-  IN_CTX(c, r, c->fn_cuEventDestroy((gexi_CUevent)op));
-  (void)r;
+  event_give(c, (gexi_CUevent)op);
   if (q) *why = cu_error(c, q);
   return q ? -1 : 1;
 }
@@ -294,6 +320,10 @@ static int cu_ipc_open(struct gexi_device *d, const struct gexi_dev_ipc *h, size
 
 static void cu_close(struct gexi_device *d) {
   struct cu *c = C(d);
+  gexi_CUresult r;
+  for (unsigned i = 0; i < c->npool; i++) IN_CTX(c, r, c->fn_cuEventDestroy(c->pool[i]));
+  (void)r;
+  pthread_mutex_destroy(&c->pool_lock);
   (void)c->fn_cuDevicePrimaryCtxRelease(c->dev);
   /* The driver stays loaded: the client may hold its own handles to it. */
   free(c);
@@ -329,6 +359,7 @@ struct gexi_device *gexi_cuda_open(int ordinal, char *why, size_t len) {
     goto fail;
   }
   c->lib = lib;
+  pthread_mutex_init(&c->pool_lock, NULL);
 #define X(f, sym, args)                                                                 \
   *(void **)&c->fn_##f = dlsym(lib, sym);                                                    \
   if (!c->fn_##f) {                                                                          \
