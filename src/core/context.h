@@ -67,6 +67,9 @@ struct gexi_team {
    * rma/rma_ep.c, whatever the remote index.  Set under teams_lock when
    * the segment is bound, or when the pair is made after that. */
   bool local_dev;
+  /* remote_index || local_dev, in one field: the out-of-line RMA entries
+   * test it on every call. */
+  bool ep_path;
   void *cdata;
   _Atomic uint64_t barriers_started; /* unused (kept for layout stability) */
   /* Collectives (coll/coll.c; all fields below are guarded by its lock).
@@ -439,10 +442,7 @@ int gexi_rma_ep_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t 
 void gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_write, void *local,
                       void *remote, size_t n);
 /* RMA through this TM goes by rma/rma_ep.c. */
-static inline bool gexi_tm_ep_path(gex_TM_t tm) {
-  const struct gexi_team *t = gexi_tm(tm);
-  return t->remote_index || t->local_dev;
-}
+static inline bool gexi_tm_ep_path(gex_TM_t tm) { return gexi_tm(tm)->ep_path; }
 /* ep's pairs, now that a device segment is bound to it: local_dev set
  * (the next gexi_peers_sync_locked clears their entries' 'local'), RMA
  * through them by rma/rma_ep.c.  teams_lock held. */

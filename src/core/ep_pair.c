@@ -40,6 +40,7 @@ __attribute__((noinline)) static gex_TM_t make_pair(struct gexi_EP *ep, gex_EP_I
     t->client = ep->client;
     t->ep = ep;
     t->remote_index = k;
+    t->ep_path = true;
     t->head.put_nbi = gexi_rma_ep_put_nbi;
     const struct gexi_ep_tab *tab = gexi_ep_tab_locked(k);
     memcpy(t->peers, tab->peers, gexi_ctx.size * sizeof(gexi_Peer_t));
@@ -88,6 +89,7 @@ static void sync_table(gexi_Peer_t *t, gex_Rank_t n, const gexi_Peer_t *master, 
 
 void gexi_ep_pairs_local_dev_locked(struct gexi_EP *ep) {
   ep->pair_tm->local_dev = true;
+  ep->pair_tm->ep_path = true;
   ep->pair_tm->head.put_nbi = gexi_rma_ep_put_nbi;
   for (unsigned k = 1; k < GEXI_MAX_EPS; k++) {
     struct gexi_team *t = atomic_load_explicit(&ep->pairs[k], memory_order_relaxed);
