@@ -336,7 +336,13 @@ struct gexi_thread_state {
   struct gexi_co_batches *co_batches; /* this thread's batches (NULL: none yet) */
   struct gexi_co_batch **co_peer;     /* co_batches->peer (one load less on the fast path) */
 };
-extern _Thread_local struct gexi_thread_state gexi_tls __attribute__((visibility("hidden")));
+/* Initial-exec: a fast path reaches it by the thread pointer and an offset
+ * (one instruction; no descriptor call, so no stack alignment around it).
+ * That puts libgex's thread-local block in static TLS, which a program
+ * that links libgex has anyway and a dlopen finds room for while the
+ * block stays small: keep large per-thread buffers on the heap. */
+extern _Thread_local struct gexi_thread_state gexi_tls
+    __attribute__((visibility("hidden"), tls_model("initial-exec")));
 
 /* Whether this thread runs an AM handler or holds a handler-safe lock: both
  * counts in one 8-byte load. */

@@ -461,9 +461,6 @@ int gexi_ofi_am_short(int ch, gex_Rank_t j, gex_AM_Index_t handler, gex_Flags_t 
 }
 
 /* ---- receiving ------------------------------------------------------------ */
-/* An aligned copy for a Medium payload the provider placed unaligned. */
-static _Thread_local uint64_t aligned_payload[(GEXI_AM_MAX_MEDIUM + 7) / 8];
-
 static inline void rx_release(struct ofi_rxbuf *rx) {
   if (rx) rx_unref(rx);
 }
@@ -598,8 +595,15 @@ void gexi_ofi_deliver(struct ofi_peer *p, gex_Rank_t src, struct ofi_wire *w, co
   if (w->type == OFI_WIRE_LONG_PACKED) {
     if (w->h.nbytes) memcpy((void *)(uintptr_t)w->h.dest, payload, w->h.nbytes);
   } else if (w->h.category == GEXI_AM_MEDIUM && ((uintptr_t)payload & 7)) {
-    memcpy(aligned_payload, payload, w->h.nbytes);
-    payload = aligned_payload;
+    /* A Medium payload the provider placed unaligned: handed over in an
+     * aligned copy of its own (a handler that sends may run another
+     * delivery before it returns, so no buffer is shared). */
+    void *aligned = malloc(w->h.nbytes ? w->h.nbytes : 1);
+    if (!aligned) gexi_fatal("out of memory for a Medium payload of %zu bytes", (size_t)w->h.nbytes);
+    memcpy(aligned, payload, w->h.nbytes);
+    gexi_am_deliver(&w->h, aligned);
+    free(aligned);
+    return;
   }
   gexi_am_deliver(&w->h, payload);
 }
