@@ -153,7 +153,11 @@ struct sock_direct {
  * no two peers' send locks share a line, and finding a peer's entry
  * is one shift (the fast paths' first step). */
 struct sock_peer {
-  _Alignas(64) _Atomic int state; /* SOCK_* */
+  /* Sending is under tx_lock (gexi_sock_tx_lock()).  First, so that its
+   * address is the peer's: the in-place fast paths take it without first
+   * computing an address into a register of their own. */
+  _Alignas(64) _Atomic int tx_lock;
+  _Atomic int state; /* SOCK_* */
   int fd;                   /* the connection, once UP */
   struct sockaddr_in addr;  /* its listener */
   uint64_t seg_key;         /* its bound segment's region key (0: none) */
@@ -166,7 +170,6 @@ struct sock_peer {
   unsigned char nonce_c[16], nonce_l[16];
   /* Sending (under tx_lock).  tx_queued/tx_written: bytes of this stream
    * appended and written to the kernel (a waiting sender compares them). */
-  _Atomic int tx_lock; /* gexi_sock_tx_lock() */
   struct sock_seg *q;
   size_t qhead, qn, qcap, qbytes;
   _Atomic uint64_t tx_queued, tx_written;
