@@ -431,6 +431,11 @@ gexi_put_nbi_fn_t gexi_rma_put_nbi_entry(void);
 /* What the network's put_nbi entry does not do at once (transport.h). */
 int gexi_rma_put_nbi_general(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank,
                              void *dest, uint64_t lc_flags);
+/* The same, to jobrank j, for a transport's entry that found the job rank
+ * already (so that tm and rank need not stay live): j takes rank's place,
+ * tm is not read, the other arguments stay where the entry got them. */
+int gexi_rma_put_nbi_to(gex_TM_t unused, const void *src, size_t nbytes, gex_Rank_t j,
+                        void *dest, uint64_t lc_flags);
 /* RMA through a TM-pair to endpoints of index > 0 whose segment is not
  * mapped here, or through any pair whose local endpoint's segment is
  * device memory (rma/rma_ep.c): complete on return, except NB and NBI ones

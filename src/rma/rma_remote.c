@@ -52,6 +52,13 @@ int gexi_rma_put_nbi_general(gex_TM_t tm, const void *src, size_t nbytes, gex_Ra
                     GEXI_FLAGS_OF(lc_flags), GEXI_MODE_NBI) != 0;
 }
 
+int gexi_rma_put_nbi_to(gex_TM_t unused, const void *src, size_t nbytes, gex_Rank_t j,
+                        void *dest, uint64_t lc_flags) {
+  (void)unused;
+  return put_remote(j, dest, src, nbytes, GEXI_LC_OF(lc_flags), GEXI_FLAGS_OF(lc_flags),
+                    GEXI_MODE_NBI) != 0;
+}
+
 /* put_nbi_remote's other cases, out of line so that its flood case keeps
  * its few registers: too large to coalesce, the network's entry; else
  * put_remote, which coalesces it if it can. */

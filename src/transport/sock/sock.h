@@ -83,6 +83,7 @@ enum {
   SOCK_F_GETREP = 5, /* sock_rma (key and addr: the initiator's), data */
   SOCK_F_CREDIT = 6, /* nothing but the header's credit */
   SOCK_F_BYE = 7,    /* the sender is leaving the job: its end of file is no fault */
+  SOCK_F_PUTW = 8,   /* sock_putw: one word into the receiver's bound segment */
 };
 struct sock_frame {
   uint32_t len;    /* bytes after this header, a multiple of 8 */
@@ -100,6 +101,12 @@ struct sock_rma {
 };
 struct sock_ack {
   uint64_t cookie, count;
+};
+/* An NBI Put of one word (8 bytes, the commonest size) into the
+ * receiver's bound segment, which names it: no key, no length.  40 bytes
+ * with the frame's header, against 64 as a Put of sock_rma. */
+struct sock_putw {
+  uint64_t addr, cookie, data;
 };
 #define SOCK_ROUND8(n) (((n) + 7) & ~(size_t)7)
 #define SOCK_AM_HDR_LEN(nargs) \

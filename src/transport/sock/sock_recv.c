@@ -90,18 +90,21 @@ static void bad_frame(gex_Rank_t j, const char *why) {
   p->bye = 0;
 }
 
+/* A Put from j landed: counted toward the ACK of its counter ('cookie'),
+ * which goes when a Put of another counter lands or the poll ends. */
+static void put_landed(gex_Rank_t j, struct sock_peer *p, uint64_t cookie) {
+  if (!cookie) return;
+  if (p->ack_count && p->ack_cookie != cookie) gexi_sock_ack_flush(j);
+  p->ack_cookie = cookie;
+  p->ack_count++;
+}
+
 /* The end of a frame whose data was read into place. */
 static void direct_done(gex_Rank_t j, int what) {
   struct sock_peer *p = &S()->peers[j];
   struct sock_direct *d = &p->d;
   switch (d->type) {
-    case SOCK_F_PUT:
-      if (d->r.cookie) {
-        if (p->ack_count && p->ack_cookie != d->r.cookie) gexi_sock_ack_flush(j);
-        p->ack_cookie = d->r.cookie;
-        p->ack_count++;
-      }
-      break;
+    case SOCK_F_PUT: put_landed(j, p, d->r.cookie); break;
     case SOCK_F_GETREP: gexi_sock_rma_done(d->r.cookie, 1); break;
     default: /* a Long: its payload is in place */
       gexi_sock_am_recv(j, &d->h, NULL, what);
@@ -133,6 +136,10 @@ static const char *frame_check(const struct sock_frame *f, const char *body, siz
     case SOCK_F_GET:
       if (f->len != sizeof(struct sock_rma)) return "Get of the wrong length";
       *fixed = sizeof(struct sock_rma);
+      return NULL;
+    case SOCK_F_PUTW:
+      if (f->len != sizeof(struct sock_putw)) return "one-word Put of the wrong length";
+      *fixed = f->len;
       return NULL;
     case SOCK_F_ACK:
       if (f->len != sizeof(struct sock_ack)) return "ACK of the wrong length";
@@ -256,6 +263,20 @@ static size_t frame(gex_Rank_t j, size_t have, int what) {
       struct sock_ack a;
       memcpy(&a, body, sizeof a);
       gexi_sock_rma_done(a.cookie, a.count);
+      return whole;
+    }
+    case SOCK_F_PUTW: { /* into our bound segment, checked like any Put */
+      struct sock_putw w;
+      memcpy(&w, body, sizeof w);
+      char *dst = gexi_sock_region(s->peers[gexi_ctx.rank].seg_key, w.addr, sizeof w.data, &bad);
+      if (bad) {
+        bad_frame(j, bad);
+        return (size_t)-1;
+      }
+      memcpy(dst, &w.data, sizeof w.data);
+      p->busy = 1;
+      put_landed(j, p, w.cookie);
+      p->busy = 0;
       return whole;
     }
     case SOCK_F_BYE: p->bye = 1; return whole;

@@ -222,6 +222,36 @@ static inline int put_frame_unlock(struct sock_peer *p, char *dst, void *dest, c
   return 0;
 }
 
+/* Under p's tx_lock: a one-word Put frame (sock_putw) at dst, then the lock
+ * released. */
+#define SOCK_PUTW_LEN (sizeof(struct sock_frame) + sizeof(struct sock_putw))
+static inline int putw_frame_unlock(struct sock_peer *p, char *dst, void *dest, const void *src) {
+  _Atomic uint32_t *c = gexi_am_nbi_count(GEXI_AM_NBI_PUT, 1);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const uint64_t h0 = (uint64_t)sizeof(struct sock_putw) | (uint64_t)SOCK_F_PUTW << 32;
+#else
+  const uint64_t h0 = (uint64_t)sizeof(struct sock_putw) << 32 | (uint64_t)SOCK_F_PUTW << 24;
+#endif
+#if defined(__GNUC__) && defined(__SSE2__)
+  /* The header (a constant) as one 16-byte store: two instructions, not
+   * four. */
+  typedef uint64_t v2u64 __attribute__((vector_size(16), aligned(8), may_alias));
+  *(v2u64 *)(void *)dst = (v2u64){h0, 0};
+#else
+  const uint64_t h[2] = {h0, 0};
+  memcpy(dst, h, sizeof h);
+#endif
+  char *b = dst + sizeof(struct sock_frame);
+  const uint64_t a = (uint64_t)(uintptr_t)dest, ck = (uint64_t)(uintptr_t)c;
+  uint64_t data;
+  memcpy(&data, src, 8);
+  memcpy(b + offsetof(struct sock_putw, addr), &a, 8);
+  memcpy(b + offsetof(struct sock_putw, cookie), &ck, 8);
+  memcpy(b + offsetof(struct sock_putw, data), &data, 8);
+  gexi_sock_tx_unlock(p);
+  return 0;
+}
+
 static inline void get_frame(struct sock_peer *p, char *dst, void *dest, void *src, size_t n) {
   rma_head(p, dst, SOCK_F_GET, sizeof(struct sock_rma), (uint64_t)(uintptr_t)src, n,
            (uint64_t)(uintptr_t)dest, GEXI_AM_NBI_GET);
@@ -250,8 +280,11 @@ static inline int inplace_open(struct sock_peer *p, gex_Rank_t j, size_t len) {
   return 0;
 }
 
-__attribute__((noinline)) static int put_nbi_open(struct sock_peer *p, gex_Rank_t j, void *dest,
+/* Under p's tx_lock, its tail having no room: an NBI Put.  p gives the job
+ * rank (peers are indexed by it), so the fast path keeps nothing else. */
+__attribute__((noinline)) static int put_nbi_open(struct sock_peer *p, void *dest,
                                                   const void *src, size_t n) {
+  const gex_Rank_t j = (gex_Rank_t)(p - S()->peers);
   size_t len = SOCK_RMA_HEAD + SOCK_ROUND8(n);
   if (inplace_open(p, j, len)) return put_frame_unlock(p, p->tail - len, dest, src, n);
   return gexi_sock_put(j, dest, src, n, NULL, 0, GEXI_MODE_NBI) != GEX_EVENT_INVALID;
@@ -277,20 +310,30 @@ __attribute__((noipa)) static gex_Event_t get_nbi_open(gex_Rank_t j, void *dest,
   return get_main(j, dest, src, n, flags, mode);
 }
 
-/* The put_nbi entry (transport.h). */
+/* The put_nbi entry (transport.h).  The job rank is found first, so that
+ * tm and rank are dead from there on (the ways out take j); one word, the
+ * commonest size, has a path of its own whose frame length is a constant. */
 int gexi_sock_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank, void *dest,
                       uint64_t lc_flags) {
-  if (GEXI_LIKELY(nbytes - 1 < SOCK_PUT_INPLACE_MAX)) {
-    const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+  const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+  if (GEXI_LIKELY(nbytes == 8)) {
+    struct sock_peer *p = inplace_peer(j);
+    if (GEXI_LIKELY(p != NULL)) {
+      char *dst = p->tail;
+      if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, SOCK_PUTW_LEN)))
+        return put_nbi_open(p, dest, src, 8);
+      return putw_frame_unlock(p, dst, dest, src);
+    }
+  } else if (nbytes - 1 < SOCK_PUT_INPLACE_MAX) {
     struct sock_peer *p = inplace_peer(j);
     if (GEXI_LIKELY(p != NULL)) {
       char *dst = p->tail;
       if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, SOCK_RMA_HEAD + SOCK_ROUND8(nbytes))))
-        return put_nbi_open(p, j, dest, src, nbytes);
+        return put_nbi_open(p, dest, src, nbytes);
       return put_frame_unlock(p, dst, dest, src, nbytes);
     }
   }
-  return gexi_rma_put_nbi_general(tm, src, nbytes, rank, dest, lc_flags);
+  return gexi_rma_put_nbi_to(GEX_TM_INVALID, src, nbytes, j, dest, lc_flags);
 }
 
 gex_Event_t gexi_sock_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
