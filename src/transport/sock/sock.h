@@ -334,8 +334,9 @@ int gexi_sock_send_small_locked(gex_Rank_t j, struct sock_peer *p, char *buf, si
  * that the connection was up; one that closes after that loses the frame
  * with those queued before it. */
 static inline int gexi_sock_tx_reserve(struct sock_peer *p, size_t len) {
-  if ((uintptr_t)p->tail_lim - (uintptr_t)p->tail < len) return 0; /* both NULL: closed */
-  p->tail += len;
+  uintptr_t end = (uintptr_t)p->tail + len; /* (both NULL, closed: len > 0 fails) */
+  if (end > (uintptr_t)p->tail_lim) return 0;
+  p->tail = (char *)end;
   return 1;
 }
 /* Under p's tx_lock: whether a batchable frame to p leaves at once -- the
