@@ -257,15 +257,15 @@ static inline void get_frame(struct sock_peer *p, char *dst, void *dest, void *s
            (uint64_t)(uintptr_t)dest, GEXI_AM_NBI_GET);
 }
 
-/* Peer j, its tx_lock taken, when a small NBI operation may go to it in
- * place (it has a segment, this thread is outside an access region);
- * NULL otherwise (or when another thread holds the lock). */
-static inline struct sock_peer *inplace_peer(gex_Rank_t j) {
-  struct sock_peer *p = &S()->peers[j];
-  if (GEXI_LIKELY(!gexi_tls.in_access_region && p->seg_key != 0 &&
-                  !atomic_exchange_explicit(&p->tx_lock, 1, memory_order_acquire)))
-    return p;
-  return NULL;
+/* Whether a small NBI operation may go to peer p in place (this thread is
+ * outside an access region; with GEX_CHECKS, the peer has a segment); if
+ * so, p's tx_lock is taken (0 also when another thread holds it).  Without GEX_CHECKS an operation on a peer that has no segment is
+ * the client's error, as the inline paths' bounds are then unchecked too:
+ * the peer refuses the frame (a region it does not have) and closes the
+ * connection, saying so. */
+static inline int inplace_take(struct sock_peer *p) {
+  return GEXI_LIKELY(!gexi_tls.in_access_region && (!GEX_CHECKS || p->seg_key != 0) &&
+                     !atomic_exchange_explicit(&p->tx_lock, 1, memory_order_acquire));
 }
 
 /* Under p's tx_lock, its tail having no room: a new tail for the frame,
@@ -316,17 +316,16 @@ __attribute__((noipa)) static gex_Event_t get_nbi_open(gex_Rank_t j, void *dest,
 int gexi_sock_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank, void *dest,
                       uint64_t lc_flags) {
   const gex_Rank_t j = gexi_tm_jobrank(tm, rank);
+  struct sock_peer *p = &S()->peers[j];
   if (GEXI_LIKELY(nbytes == 8)) {
-    struct sock_peer *p = inplace_peer(j);
-    if (GEXI_LIKELY(p != NULL)) {
+    if (inplace_take(p)) {
       char *dst = p->tail;
       if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, SOCK_PUTW_LEN)))
         return put_nbi_open(p, dest, src, 8);
       return putw_frame_unlock(p, dst, dest, src);
     }
   } else if (nbytes - 1 < SOCK_PUT_INPLACE_MAX) {
-    struct sock_peer *p = inplace_peer(j);
-    if (GEXI_LIKELY(p != NULL)) {
+    if (inplace_take(p)) {
       char *dst = p->tail;
       if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, SOCK_RMA_HEAD + SOCK_ROUND8(nbytes))))
         return put_nbi_open(p, dest, src, nbytes);
@@ -350,8 +349,8 @@ gex_Event_t gexi_sock_put(gex_Rank_t j, void *dest, const void *src, size_t nbyt
 gex_Event_t gexi_sock_get(gex_Rank_t j, void *dest, void *src, size_t nbytes, gex_Flags_t flags,
                           int mode) {
   if (GEXI_LIKELY(mode == GEXI_MODE_NBI && nbytes - 1 < SOCK_RMA_FRAME_MAX)) {
-    struct sock_peer *p = inplace_peer(j);
-    if (GEXI_LIKELY(p != NULL)) {
+    struct sock_peer *p = &S()->peers[j];
+    if (inplace_take(p)) {
       char *dst = p->tail;
       if (GEXI_UNLIKELY(!gexi_sock_tx_reserve(p, SOCK_RMA_HEAD)))
         return get_nbi_open(j, dest, src, nbytes, flags, mode);
