@@ -133,22 +133,24 @@ static void row(const char *what, double small_us, double big_mibs, double fligh
   })
 #define US(sec) ((sec) * 1e6)
 #define MIBS(sec) ((double)BIG / (sec) / 1048576.0)
-/* One row: OP(n) starts a copy of n bytes, DONE() waits for every copy
- * started.  Blocking: OP then DONE each time; in flight: INFLIGHT OPs, then
- * DONE once (repeated iters_big / INFLIGHT times, at least once).  The
- * figures stay in us8, mibs and fmibs. */
-#define MEASURE_ROW(label, OP, DONE)                                                \
+/* One row.  Blocking: BLOCK(n) then BLOCK_DONE() each time; in flight:
+ * INFLIGHT START(BIG)s, then DONE() once (repeated iters_big / INFLIGHT
+ * times, at least once).  The figures stay in us8, mibs and fmibs. */
+#define NOTHING() ((void)0)
+#define MEASURE(label, BLOCK, BLOCK_DONE, START, DONE)                           \
   do {                                                                          \
-    us8 = US(TIME_LOOP(iters_small, (OP(8), DONE())));                          \
-    mibs = MIBS(TIME_LOOP(iters_big, (OP(BIG), DONE())));                       \
+    us8 = US(TIME_LOOP(iters_small, (BLOCK(8), BLOCK_DONE())));                 \
+    mibs = MIBS(TIME_LOOP(iters_big, (BLOCK(BIG), BLOCK_DONE())));              \
     long rounds_ = iters_big / INFLIGHT > 0 ? iters_big / INFLIGHT : 1;         \
     long k_ = iters_big < INFLIGHT ? iters_big : INFLIGHT;                      \
     fmibs = MIBS(TIME_LOOP(rounds_, ({                                          \
-                   for (long j_ = 0; j_ < k_; j_++) OP(BIG);                    \
+                   for (long j_ = 0; j_ < k_; j_++) START(BIG);                 \
                    DONE();                                                      \
                  })) / (double)k_);                                             \
     row(label, us8, mibs, fmibs);                                               \
   } while (0)
+/* A floor: the driver's copy OP(n), waited for by DONE() (the stream). */
+#define MEASURE_ROW(label, OP, DONE) MEASURE(label, OP, DONE, OP, DONE)
 
 /* The floors: rank 0 alone, peer: rank 1's allocation opened by IPC (0: none). */
 struct floors {
@@ -281,21 +283,8 @@ int main(int argc, char **argv) {
       int bad = 0;
 #define WAIT_PUT() gex_NBI_Wait(GEX_EC_PUT, 0)
 #define WAIT_GET() gex_NBI_Wait(GEX_EC_GET, 0)
-#define WAIT_NONE() ((void)0)
-/* A blocking row's OP is the blocking call and DONE nothing; the in-flight
- * column needs the NBI call: each row below is measured by MEASURE_LIBGEX. */
-#define MEASURE_LIBGEX(label, BLOCKING, NBI, WAIT)                                  \
-  do {                                                                          \
-    us8 = US(TIME_LOOP(iters_small, BLOCKING(8)));                              \
-    mibs = MIBS(TIME_LOOP(iters_big, BLOCKING(BIG)));                           \
-    long rounds_ = iters_big / INFLIGHT > 0 ? iters_big / INFLIGHT : 1;         \
-    long k_ = iters_big < INFLIGHT ? iters_big : INFLIGHT;                      \
-    fmibs = MIBS(TIME_LOOP(rounds_, ({                                          \
-                   for (long j_ = 0; j_ < k_; j_++) NBI(BIG);                   \
-                   WAIT();                                                      \
-                 })) / (double)k_);                                             \
-    row(label, us8, mibs, fmibs);                                               \
-  } while (0)
+/* libgex: the blocking call, and the NBI call waited for by WAIT(). */
+#define MEASURE_LIBGEX(label, BLOCKING, NBI, WAIT) MEASURE(label, BLOCKING, NOTHING, NBI, WAIT)
 #define PUT_H2D(n) gex_RMA_PutBlocking(h2d, 1, remote, buf, n, 0)
 #define PUTNBI_H2D(n) gex_RMA_PutNBI(h2d, 1, remote, buf, n, GEX_EVENT_DEFER, 0)
 #define PUT_PH2D(n) gex_RMA_PutBlocking(h2d, 1, remote, pbuf, n, 0)
