@@ -599,7 +599,8 @@ void gexi_ofi_deliver(struct ofi_peer *p, gex_Rank_t src, struct ofi_wire *w, co
      * aligned copy of its own (a handler that sends may run another
      * delivery before it returns, so no buffer is shared). */
     void *aligned = malloc(w->h.nbytes ? w->h.nbytes : 1);
-    if (!aligned) gexi_fatal("out of memory for a Medium payload of %zu bytes", (size_t)w->h.nbytes);
+    if (!aligned)
+      gexi_fatal("out of memory for a Medium payload of %zu bytes", (size_t)w->h.nbytes);
     memcpy(aligned, payload, w->h.nbytes);
     gexi_am_deliver(&w->h, aligned);
     free(aligned);

@@ -259,9 +259,10 @@ static inline void get_frame(struct sock_peer *p, char *dst, void *dest, void *s
 
 /* Whether a small NBI operation may go to peer p in place (this thread is
  * outside an access region; with GEX_CHECKS, the peer has a segment); if
- * so, p's tx_lock is taken (0 also when another thread holds it).  Without GEX_CHECKS an operation on a peer that has no segment is
- * the client's error, as the inline paths' bounds are then unchecked too:
- * the peer refuses the frame (a region it does not have) and closes the
+ * so, p's tx_lock is taken (0 also when another thread holds it).
+ * Without GEX_CHECKS an operation on a peer that has no segment is the
+ * client's error, as the inline paths' bounds are then unchecked too: the
+ * peer refuses the frame (a region it does not have) and closes the
  * connection, saying so. */
 static inline int inplace_take(struct sock_peer *p) {
   return GEXI_LIKELY(!gexi_tls.in_access_region && (!GEX_CHECKS || p->seg_key != 0) &&
