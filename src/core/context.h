@@ -452,6 +452,13 @@ int gexi_rma_ep_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t 
  * here, else through the kernel or the network.  Complete on return. */
 void gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_write, void *local,
                       void *remote, size_t n);
+/* What this process knows of jobrank j's endpoint of index k: the entry
+ * of the master table (the job's for k == 0, else index k's, which exists
+ * once any pair to k does).  A pair's own copy may say 'not local' for
+ * its own reasons (struct gexi_team, local_dev). */
+static inline const gexi_Peer_t *gexi_master_peer(gex_EP_Index_t k, gex_Rank_t j) {
+  return k ? &gexi_ctx.ep_tabs[k]->peers[j] : &gexi_ctx.peers[j];
+}
 /* RMA through this TM goes by rma/rma_ep.c. */
 static inline bool gexi_tm_ep_path(gex_TM_t tm) { return gexi_tm(tm)->ep_path; }
 /* ep's pairs, now that a device segment is bound to it: local_dev set

@@ -134,8 +134,7 @@ gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owne
   const gexi_Peer_t *p = &GEXI_TM_PEERS(tm)[rank];
   const struct gexi_team *t = gexi_tm(tm);
   if (t->local_dev) /* its entries are never 'local' (context.h): the master's say where */
-    p = t->remote_index ? &gexi_ctx.ep_tabs[t->remote_index]->peers[p->jobrank]
-                        : &gexi_ctx.peers[p->jobrank];
+    p = gexi_master_peer(t->remote_index, p->jobrank);
   if (size_p) *size_p = p->seg_size;
   if (p->seg_size) {
     if (owneraddr_p) *owneraddr_p = (void *)p->seg_base;

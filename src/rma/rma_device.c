@@ -411,7 +411,7 @@ gex_Event_t gexi_rma_device_to_host(const char *fn, gex_TM_t tm, gex_Rank_t rank
     gexi_rma_ep_host(fn, k, j, is_write, local, (void *)remote, nbytes);
     return GEX_EVENT_INVALID;
   }
-  const gexi_Peer_t *m = k ? &gexi_ctx.ep_tabs[k]->peers[j] : &gexi_ctx.peers[j];
+  const gexi_Peer_t *m = gexi_master_peer(k, j);
   if (m->local) { /* mapped here: the device copies into or out of it in place */
     uintptr_t there = remote + (uintptr_t)m->delta;
     if (is_write)

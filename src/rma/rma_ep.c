@@ -45,9 +45,7 @@ static gex_Event_t ep_rma(const char *fn, gex_TM_t tm, gex_Rank_t rank, int is_w
 
 void gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_write, void *local,
                       void *remote, size_t n) {
-  /* The master entry: a pair's copy may say 'not local' for its own reasons
-   * (struct gexi_team, local_dev). */
-  const gexi_Peer_t *m = k ? &gexi_ctx.ep_tabs[k]->peers[j] : &gexi_ctx.peers[j];
+  const gexi_Peer_t *m = gexi_master_peer(k, j);
   if (m->local) {
     char *there = (char *)remote + m->delta;
     if (is_write)

@@ -48,8 +48,7 @@ gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
  * network transport. */
 int gexi_rma_put_nbi_general(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank,
                              void *dest, uint64_t lc_flags) {
-  return put_remote(gexi_tm_jobrank(tm, rank), dest, src, nbytes, GEXI_LC_OF(lc_flags),
-                    GEXI_FLAGS_OF(lc_flags), GEXI_MODE_NBI) != 0;
+  return gexi_rma_put_nbi_to(tm, src, nbytes, gexi_tm_jobrank(tm, rank), dest, lc_flags);
 }
 
 int gexi_rma_put_nbi_to(gex_TM_t unused, const void *src, size_t nbytes, gex_Rank_t j,
