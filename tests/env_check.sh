@@ -63,6 +63,7 @@ bad GEX_WAIT_MODE sleep
 bad GEX_MK_TEST_DEVICE cuda
 bad GEX_MK_IPC sometimes
 for v in abc 1K 4G; do bad GEX_SOCK_AM_CREDIT "$v"; done
+for v in abc 0 3601 -1; do bad GEX_SOCK_CONNECT_TIMEOUT "$v"; done
 for v in abc 2G -1; do bad GEX_SOCK_SNDBUF "$v"; done
 bad GASNET_CATCH_EXIT maybe
 bad GASNET_NO_CATCH_SIGNAL SIGFOO

@@ -137,3 +137,16 @@ foreach(t t_rma_val t_am_medium t_coll_pipeline)
 endforeach()
 gex_add_net_run(sockspin t_am_medium 7 GEX_SUPERNODE_MAXSIZE=1 GEX_WAIT_MODE=spin ${_sock})
 gex_add_net_run(sockblock t_mt_stress 4 GEX_SUPERNODE_MAXSIZE=1 GEX_WAIT_MODE=block ${_sock})
+# Connection setup in a crowd (docs/network.md, "Limits"): 128 ranks
+# all-to-all, every rank its own node; 16 ranks whose namespace has 40
+# ephemeral ports for 120 connections (none may hold a port bound before
+# connect()).  The storm of a stranger's connections while a job makes its
+# own is in tests/security.cmake.
+gex_add_net_run(sock t_alltoall 128 GEX_SUPERNODE_MAXSIZE=1 ${_sock})
+set_tests_properties(net_sock_t_alltoall_n128 PROPERTIES RUN_SERIAL ON TIMEOUT 600)
+gex_add_driver_test(netns_sock_ports LABELS "net;net_sock;netns"
+  COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/sock_ports.sh $<TARGET_FILE:gexrun>
+          $<TARGET_FILE:t_alltoall> 16 40)
+foreach(n 7 32)
+  gex_add_net_run(sock t_alltoall ${n} GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_ROUNDS=3 ${_sock})
+endforeach()

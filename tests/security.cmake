@@ -48,6 +48,14 @@ foreach(mode hello hold flood replay)
               ${CMAKE_CURRENT_SOURCE_DIR}/sock_attack.py ${mode} sock)
   endforeach()
 endforeach()
+# A stranger's connection storm (sock_storm.py, two processes, 10 s) while an
+# 8-rank job makes its connections all-to-all (t_alltoall): every rank's
+# backlog full of the storm's connections before it serves any; the job must
+# finish with every word right, exit 0 and call no rank unreachable.
+gex_add_driver_test(sec_storm_sock_lo LABELS "security;net;net_sock" TIMEOUT 900
+  COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/sock_storm.sh $<TARGET_FILE:gexrun>
+          $<TARGET_FILE:t_alltoall> ${CMAKE_CURRENT_SOURCE_DIR}/sock_storm.py 8 10 2)
+set_tests_properties(sec_storm_sock_lo PROPERTIES RUN_SERIAL ON)
 if(GEX_HAVE_OFI)
   add_executable(sec_attack sec_attack.c)
   target_include_directories(sec_attack PRIVATE ${CMAKE_SOURCE_DIR}/src ${GEX_FABRIC_INCLUDE}

@@ -17,7 +17,7 @@ label security).  It is not part of the job and does not know its secret.
              challenge.
       hold   1100 connections opened and held, sending nothing.  While they
              are held the rank's descriptors may grow by at most the bound
-             of connections not authenticated (16) plus a small slack.
+             of connections not authenticated (64) plus a small slack.
       flood  1 GiB of random bytes over 64 connections, as fast as the rank
              takes it: each must be closed after at most one handshake
              message's worth (the rank's own growth is checked by the job).
@@ -46,7 +46,7 @@ import time
 MAGIC = 0x316B636F73786567  # "gexsock1"
 HS = struct.Struct("<QIIII16s16sQ")  # magic, step, from, to, pad, nonce_c, nonce_l, mac
 HELLO, CHALLENGE, PROOF, ACCEPT, REFUSE = 1, 2, 3, 4, 5
-PENDING_MAX = 16
+PENDING_MAX = 64  # SOCK_PENDING_MAX (transport/sock/sock.h)
 
 
 def read_addr(path):

@@ -34,6 +34,7 @@ struct gexi_env {
   bool mk_test_device;         /* GEX_MK_TEST_DEVICE=host (mk/test_device.c) */
   int mk_ipc;                  /* GEX_MK_IPC: neighbours' device segments opened here (rma/rma_device.c) */
   uint64_t sock_am_credit;     /* GEX_SOCK_AM_CREDIT bytes; 0: the default */
+  uint64_t sock_connect_timeout; /* GEX_SOCK_CONNECT_TIMEOUT seconds (sock_auth.c) */
   int64_t sock_sndbuf;         /* GEX_SOCK_SNDBUF bytes; -1: unset (by peer, sock_recv.c) */
   const char *ofi_provider;    /* GEX_OFI_PROVIDER; NULL: libfabric's choice */
   const char *ofi_domain;      /* GEX_OFI_DOMAIN; NULL: chosen with the provider */

@@ -57,12 +57,16 @@ struct sock_hs {
 _Static_assert(sizeof(struct sock_hs) == 64, "struct sock_hs: 64 bytes");
 
 /* Connections accepted and not yet authenticated: at most this many at
- * once (a new one beyond it closes the oldest), each for at most
- * SOCK_PENDING_NS, holding one descriptor and at most 64 bytes of input. */
-#define SOCK_PENDING_MAX 16
+ * once, each for at most SOCK_PENDING_NS, holding one descriptor and at
+ * most 64 bytes of input.  When the table is full a new connection takes
+ * the slot of one that has proved the least (sock_auth.c, "Who makes
+ * room"): a job member's handshake moves past its HELLO in the poll that
+ * accepts it, and one evicted later is retried by its connecting side. */
+#define SOCK_PENDING_MAX 64
 #define SOCK_PENDING_NS (10ull * 1000000000ull)
-/* Connections accepted by one poll, at most. */
-#define SOCK_ACCEPT_BURST 4
+/* Connections accepted by one poll, at most (the listener stays readable,
+ * so the next poll takes the rest of the backlog). */
+#define SOCK_ACCEPT_BURST 64
 struct sock_pending {
   int fd;         /* -1: free */
   int step;       /* SOCK_HS_HELLO: waiting for it; SOCK_HS_PROOF: challenge sent */
@@ -73,6 +77,24 @@ struct sock_pending {
   struct sock_hs in;
   unsigned char nonce_c[16], nonce_l[16];
 };
+
+/* The connecting side: an attempt that fails before ACCEPT (the listener
+ * refused the TCP connection, closed it before the handshake ended -- a
+ * stranger's flood may have made it make room -- or the kernel had no
+ * port) is tried again after a backoff that doubles from
+ * SOCK_RETRY_FIRST_NS up to SOCK_RETRY_MAX_NS (plus up to half again at
+ * random), until GEX_SOCK_CONNECT_TIMEOUT seconds after the first attempt;
+ * only then is the peer reported unreachable.  A peer that died is
+ * reported sooner by the launcher. */
+#define SOCK_RETRY_FIRST_NS (1ull * 1000000ull)
+#define SOCK_RETRY_MAX_NS (100ull * 1000000ull)
+/* A TCP connection still not made after this long is abandoned and tried
+ * again (the kernel's own SYN retries back off to seconds). */
+#define SOCK_TCP_CONNECT_NS (2ull * 1000000000ull)
+/* peer->cstep: the step our attempt waits for.  SOCK_HS_CHALLENGE and
+ * SOCK_HS_ACCEPT as in struct sock_hs, and: */
+enum { SOCK_CS_TCP = 16, /* the TCP connection (cfd watched for EPOLLOUT) */
+       SOCK_CS_BACKOFF   /* no attempt in flight: the next starts at retry_at */ };
 
 /* ---- frames ---------------------------------------------------------------- */
 enum {
@@ -115,6 +137,9 @@ struct sock_putw {
  * buffer; longer ones (Puts, Get replies and Long payloads) have their data
  * read straight into its destination. */
 #define SOCK_RX_BUF ((size_t)64 << 10)
+/* A connection's buffer starts at this size, so that a rank that talks
+ * to a thousand peers holds 4 MiB of them, not 64 (sock_recv.c). */
+#define SOCK_RX_MIN ((size_t)4 << 10)
 #define SOCK_WHOLE_MAX ((size_t)32 << 10)
 /* The credit an AM Request frame of 'whole' bytes costs (sock_am.c). */
 static inline int64_t gexi_sock_frame_cost(size_t whole) {
@@ -175,6 +200,11 @@ struct sock_peer {
   unsigned cgot;
   struct sock_hs cin;
   unsigned char nonce_c[16], nonce_l[16];
+  /* The attempts' budget (0: none made yet); in SOCK_CS_BACKOFF when the
+   * next one starts, in SOCK_CS_TCP when this one gives up; the attempts
+   * so far (under poll_lock). */
+  uint64_t conn_deadline, retry_at;
+  uint32_t tries;
   /* Sending (under tx_lock).  tx_queued/tx_written: bytes of this stream
    * appended and written to the kernel (a waiting sender compares them). */
   struct sock_seg *q;
@@ -206,6 +236,9 @@ struct sock_peer {
    * nested poll leaves the connection alone). */
   char *rx;
   size_t rx_have, rx_off;
+  uint32_t rx_cap; /* rx's size: SOCK_RX_MIN, doubled while recvs fill it, up to SOCK_RX_BUF */
+  uint8_t rx_grow; /* the last recv filled it: double it before the next */
+  uint8_t touched; /* in gexi_sock.touched (under poll_lock) */
   int busy, bye;
   struct sock_direct d;
 };
@@ -235,9 +268,16 @@ struct gexi_sock {
   pthread_mutex_t poll_lock;
   struct sock_pending pend[SOCK_PENDING_MAX];
   unsigned npending, nconnecting;
+  /* Peers we are connecting to, from the first attempt until ACCEPT or
+   * giving up (in any step: their timers are looked at by every poll). */
+  gex_Rank_t *trying;
+  unsigned ntrying;
+  uint64_t connect_budget_ns; /* GEX_SOCK_CONNECT_TIMEOUT */
   uint64_t accept_serial;
   gex_Rank_t *up; /* connected peers, polled directly */
   unsigned nup;
+  gex_Rank_t *touched; /* peers whose frames this poll read (their ACKs, credit) */
+  unsigned ntouched;
   unsigned poll_count;
   _Atomic uint32_t poll_gen; /* changes at every poll (SOCK_TX_BATCH) */
   struct sock_deferred *def;
@@ -285,6 +325,9 @@ void gexi_sock_refuse(const char *fmt, ...) GEXI_PRINTF(1, 2);
 /* Register fd with the poll set: kind SOCK_EV_* and an index. */
 enum { SOCK_EV_LISTEN = 1, SOCK_EV_PENDING, SOCK_EV_CONNECT, SOCK_EV_UP };
 void gexi_sock_watch(int fd, int kind, uint32_t idx);
+/* The same for 'events' (EPOLLIN, EPOLLOUT); rewatch changes them. */
+void gexi_sock_watch_for(int fd, int kind, uint32_t idx, uint32_t events);
+void gexi_sock_rewatch(int fd, int kind, uint32_t idx, uint32_t events);
 void gexi_sock_unwatch(int fd);
 
 /* ---- sock_auth.c ---- */
@@ -295,6 +338,9 @@ void gexi_sock_accept(void);
 void gexi_sock_pending_io(unsigned slot);
 void gexi_sock_connect_io(gex_Rank_t j);
 void gexi_sock_pending_expire(uint64_t now);
+/* Attempts whose backoff has passed start again; TCP connects that took
+ * too long are abandoned and retried (under poll_lock). */
+void gexi_sock_connect_timers(uint64_t now);
 /* Start connecting to j if it is DOWN and nobody is connecting, unless
  * another thread holds poll_lock (a later call retries). */
 void gexi_sock_connect_soon(gex_Rank_t j);
@@ -400,7 +446,8 @@ void gexi_sock_am_recv(gex_Rank_t j, struct gexi_am_hdr *h, void *payload, int w
 int gexi_sock_run_deferred(void);
 /* Credit: the header's return from j; our debt to j (CREDIT frames). */
 const char *gexi_sock_take_credit(gex_Rank_t j, uint32_t credit);
-void gexi_sock_return_credit(void);
+/* A CREDIT frame to j if what we owe it has reached credit_return. */
+void gexi_sock_return_credit(gex_Rank_t j);
 
 /* ---- sock_rma.c ---- */
 gex_Event_t gexi_sock_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,

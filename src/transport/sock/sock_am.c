@@ -36,14 +36,12 @@ const char *gexi_sock_take_credit(gex_Rank_t j, uint32_t credit) {
   return after > s->credit_bytes ? "credit (more than was spent)" : NULL;
 }
 
-void gexi_sock_return_credit(void) {
+void gexi_sock_return_credit(gex_Rank_t j) {
   struct gexi_sock *s = S();
-  for (unsigned i = 0; i < s->nup; i++) {
-    gex_Rank_t j = s->up[i];
-    if (atomic_load_explicit(&s->peers[j].owed, memory_order_relaxed) >= s->credit_return) {
-      struct sock_frame f = {.len = 0, .type = SOCK_F_CREDIT};
-      gexi_sock_send(j, &f, NULL, 0, NULL, 0, SOCK_TX_COPY, GEXI_POLL_ALL, 0);
-    }
+  if (atomic_load_explicit(&s->peers[j].owed, memory_order_relaxed) >= s->credit_return &&
+      atomic_load_explicit(&s->peers[j].state, memory_order_acquire) == SOCK_UP) {
+    struct sock_frame f = {.len = 0, .type = SOCK_F_CREDIT};
+    gexi_sock_send(j, &f, NULL, 0, NULL, 0, SOCK_TX_COPY, GEXI_POLL_ALL, 0);
   }
 }
 

@@ -23,11 +23,32 @@
  * to C in flight and L < C; otherwise L accepts it and drops its own
  * attempt.  C uses its connection only after ACCEPT, so nothing is ever
  * sent on a connection that is then dropped; a refused C waits for L's.
- * All of this runs under poll_lock.
+ * All of this runs under poll_lock, and nothing of it blocks: the TCP
+ * connection is made by a non-blocking connect() that the poll completes,
+ * so a rank keeps serving its listener, its peers and its handshakes
+ * while its own connections are being made.
+ *
+ * The connecting socket is bound to the rank's published address (the
+ * listener checks it) with IP_BIND_ADDRESS_NO_PORT: the port is chosen by
+ * connect() for the destination, so connections to different peers may
+ * share a port and a rank's connections never exhaust the host's
+ * ephemeral ports (bound first, each held a port of its own: 256 ranks
+ * talking all-to-all on one host needed more than the 28,232 there are).
+ *
+ * Who makes room.  The table of connections not yet authenticated
+ * (SOCK_PENDING_MAX) is shared by job members and strangers, who may
+ * come from the same address.  A job member sends its HELLO as soon as
+ * its connection is made, and it is read in the poll that accepts the
+ * connection; so when the table is full, a new connection takes the slot
+ * of the oldest that has not sent a valid HELLO, and only when every slot
+ * has one, that of the oldest among those that claim the rank claimed
+ * most often (a stranger repeating one rank's HELLO evicts its own first).
+ * A job member evicted anyway retries (sock.h, SOCK_RETRY_*).
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -83,10 +104,50 @@ static void fd_drop(int *fd, unsigned *count) {
   (*count)--;
 }
 
-/* Give up our attempt to connect to j (under poll_lock). */
+/* Close our attempt's connection to j (under poll_lock); the attempt
+ * itself stays in 'trying' until it is retried, succeeds or gives up. */
 static void connect_drop(gex_Rank_t j) {
   fd_drop(&S()->peers[j].cfd, &S()->nconnecting);
 }
+
+/* j leaves the list of peers being connected to (under poll_lock). */
+static void trying_remove(gex_Rank_t j) {
+  struct gexi_sock *s = S();
+  for (unsigned i = 0; i < s->ntrying; i++)
+    if (s->trying[i] == j) {
+      s->trying[i] = s->trying[--s->ntrying];
+      return;
+    }
+}
+
+/* Our attempt to connect to j failed (its connection closed, if it had
+ * one): try again after the backoff, or report j unreachable once the
+ * budget is spent. */
+static void connect_retry(gex_Rank_t j, const char *why) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  if (p->cfd >= 0) connect_drop(j);
+  uint64_t now = gexi_sock_now();
+  if (now >= p->conn_deadline) {
+    trying_remove(j);
+    p->cstep = 0;
+    char msg[200];
+    snprintf(msg, sizeof msg, "no connection within %llu s (the last attempt: %s)",
+             (unsigned long long)(s->connect_budget_ns / 1000000000ull), why);
+    gexi_sock_peer_gone(j, 1, msg);
+    return;
+  }
+  uint64_t wait = p->tries < 40 ? SOCK_RETRY_FIRST_NS << (p->tries < 7 ? p->tries : 7) : 0;
+  if (wait == 0 || wait > SOCK_RETRY_MAX_NS) wait = SOCK_RETRY_MAX_NS;
+  uint32_t r;
+  gexi_random_bytes(&r, sizeof r);
+  wait += (wait / 2) * r / UINT32_MAX; /* ranks that failed together retry apart */
+  p->tries++;
+  p->cstep = SOCK_CS_BACKOFF;
+  p->retry_at = now + wait;
+}
+
+static void connect_done(gex_Rank_t j);
 
 /* ---- the listener's side ------------------------------------------------------ */
 static void pending_close(unsigned i) {
@@ -104,6 +165,28 @@ static void pending_refuse(unsigned i, const char *why) {
   pending_close(i);
 }
 
+/* The slot a new connection takes when the table is full (see the
+ * file's comment): the oldest without a valid HELLO, else the oldest of
+ * the rank claimed most often. */
+static unsigned pending_victim(void) {
+  struct gexi_sock *s = S();
+  unsigned v = SOCK_PENDING_MAX;
+  for (unsigned i = 0; i < SOCK_PENDING_MAX; i++)
+    if (s->pend[i].step == SOCK_HS_HELLO && (v == SOCK_PENDING_MAX || s->pend[i].serial < s->pend[v].serial))
+      v = i;
+  if (v < SOCK_PENDING_MAX) return v;
+  unsigned best = 0;
+  for (unsigned i = 0; i < SOCK_PENDING_MAX; i++) {
+    unsigned same = 0;
+    for (unsigned k = 0; k < SOCK_PENDING_MAX; k++) same += s->pend[k].from == s->pend[i].from;
+    if (v == SOCK_PENDING_MAX || same > best || (same == best && s->pend[i].serial < s->pend[v].serial)) {
+      v = i;
+      best = same;
+    }
+  }
+  return v;
+}
+
 void gexi_sock_accept(void) {
   struct gexi_sock *s = S();
   for (int n = 0; n < SOCK_ACCEPT_BURST; n++) {
@@ -116,11 +199,9 @@ void gexi_sock_accept(void) {
     unsigned slot = SOCK_PENDING_MAX;
     for (unsigned i = 0; i < SOCK_PENDING_MAX && slot == SOCK_PENDING_MAX; i++)
       if (s->pend[i].fd < 0) slot = i;
-    if (slot == SOCK_PENDING_MAX) { /* full: the oldest goes */
-      slot = 0;
-      for (unsigned i = 1; i < SOCK_PENDING_MAX; i++)
-        if (s->pend[i].serial < s->pend[slot].serial) slot = i;
-      pending_refuse(slot, "too many connections not authenticated (the oldest is closed)");
+    if (slot == SOCK_PENDING_MAX) {
+      slot = pending_victim();
+      pending_refuse(slot, "too many connections not authenticated (the one that proved least is closed)");
     }
     struct sock_pending *q = &s->pend[slot];
     memset(q, 0, sizeof *q);
@@ -130,6 +211,9 @@ void gexi_sock_accept(void) {
     q->deadline = gexi_sock_now() + SOCK_PENDING_NS;
     s->npending++;
     gexi_sock_watch(fd, SOCK_EV_PENDING, slot);
+    /* A job member's HELLO is usually here already: read it now, so that
+     * its connection leaves the step strangers are evicted from first. */
+    gexi_sock_pending_io(slot);
   }
 }
 
@@ -155,6 +239,7 @@ static void pending_admit(unsigned i) {
     return;
   }
   if (p->cfd >= 0) connect_drop(from); /* ours loses: the lower rank's connection is kept */
+  if (p->cstep) connect_done(from);      /* (in flight or in its backoff) */
   int fd = q->fd;
   gexi_sock_unwatch(fd);
   q->fd = -1;
@@ -217,48 +302,112 @@ void gexi_sock_pending_io(unsigned i) {
 }
 
 /* ---- the connecting side -------------------------------------------------------- */
-void gexi_sock_connect(gex_Rank_t j) {
+/* The TCP connection is made: say HELLO and wait for the CHALLENGE. */
+static void connect_hello(gex_Rank_t j) {
+  struct sock_peer *p = &S()->peers[j];
+  gexi_random_bytes(p->nonce_c, 16);
+  if (hs_send(p->cfd, SOCK_HS_HELLO, gexi_ctx.rank, j, p->nonce_c, NULL, 0) != 0) {
+    connect_retry(j, "the hello could not be sent");
+    return;
+  }
+  p->cstep = SOCK_HS_CHALLENGE;
+  p->cgot = 0;
+  gexi_sock_rewatch(p->cfd, SOCK_EV_CONNECT, j, EPOLLIN);
+}
+
+/* One attempt: a non-blocking connect from our published address. */
+static void connect_start(gex_Rank_t j) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) gexi_fatal("network (sock): socket: %s", strerror(errno));
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    if (errno == EMFILE || errno == ENFILE)
+      gexi_fatal("network (sock): cannot open a connection to rank %u: %s (the descriptor limit, "
+                 "ulimit -n, is too low for the peers this rank talks to)",
+                 (unsigned)j, strerror(errno));
+    gexi_fatal("network (sock): socket: %s", strerror(errno));
+  }
+  int one = 1;
+  /* The port is chosen by connect() (see the file's comment). */
+  (void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
   struct sockaddr_in from = s->me;
   from.sin_port = 0; /* the listener checks the address we come from */
   if (bind(fd, (struct sockaddr *)&from, sizeof from) != 0)
-    gexi_fatal("network (sock): bind: %s", strerror(errno));
+    gexi_fatal("network (sock): cannot bind a connection to %s: %s", inet_ntoa(from.sin_addr),
+               strerror(errno));
+  p->cfd = fd;
+  s->nconnecting++;
   int rc;
   do rc = connect(fd, (struct sockaddr *)&p->addr, sizeof p->addr);
   while (rc != 0 && errno == EINTR);
-  if (rc != 0) {
-    int e = errno;
-    close(fd);
-    gexi_sock_peer_gone(j, 1, strerror(e));
+  if (rc != 0 && errno != EINPROGRESS) { /* refused, or no port free for it now */
+    connect_retry(j, strerror(errno));
     return;
   }
-  int fl = fcntl(fd, F_GETFL);
-  if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0)
-    gexi_fatal("network (sock): fcntl: %s", strerror(errno));
-  gexi_random_bytes(p->nonce_c, 16);
-  if (hs_send(fd, SOCK_HS_HELLO, gexi_ctx.rank, j, p->nonce_c, NULL, 0) != 0) {
-    close(fd);
-    gexi_sock_peer_gone(j, 1, "the hello could not be sent");
+  p->retry_at = gexi_sock_now() + SOCK_TCP_CONNECT_NS;
+  if (rc == 0) {
+    gexi_sock_watch_for(fd, SOCK_EV_CONNECT, j, EPOLLIN);
+    connect_hello(j);
     return;
   }
-  p->cfd = fd;
-  p->cstep = SOCK_HS_CHALLENGE;
-  p->cgot = 0;
-  s->nconnecting++;
-  gexi_sock_watch(fd, SOCK_EV_CONNECT, j);
+  p->cstep = SOCK_CS_TCP;
+  gexi_sock_watch_for(fd, SOCK_EV_CONNECT, j, EPOLLOUT);
+}
+
+void gexi_sock_connect(gex_Rank_t j) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  if (!p->conn_deadline) p->conn_deadline = gexi_sock_now() + s->connect_budget_ns;
+  s->trying[s->ntrying++] = j;
+  p->tries = 0;
+  connect_start(j);
+}
+
+void gexi_sock_connect_timers(uint64_t now) {
+  struct gexi_sock *s = S();
+  for (unsigned i = 0; i < s->ntrying;) {
+    gex_Rank_t j = s->trying[i];
+    struct sock_peer *p = &s->peers[j];
+    unsigned before = s->ntrying;
+    if (p->cstep == SOCK_CS_BACKOFF && now >= p->retry_at) {
+      if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN) {
+        connect_start(j);
+      } else { /* its own connection to us came meanwhile, or it is gone */
+        p->cstep = 0;
+        trying_remove(j);
+      }
+    } else if (p->cstep == SOCK_CS_TCP && now >= p->retry_at) {
+      connect_retry(j, "the TCP connection was not made in time");
+    }
+    if (s->ntrying == before) i++; /* else entry i is another peer now */
+  }
+}
+
+/* Our attempt's handshake is over: it is j's connection (or it lost). */
+static void connect_done(gex_Rank_t j) {
+  S()->peers[j].cstep = 0;
+  trying_remove(j);
 }
 
 void gexi_sock_connect_io(gex_Rank_t j) {
   struct sock_peer *p = &S()->peers[j];
   if (p->cfd < 0) return;
+  if (p->cstep == SOCK_CS_TCP) {
+    int err = 0;
+    socklen_t el = sizeof err;
+    if (getsockopt(p->cfd, SOL_SOCKET, SO_ERROR, &err, &el) != 0) err = errno;
+    if (err) connect_retry(j, strerror(err));
+    else connect_hello(j);
+    return;
+  }
   int r = hs_read(p->cfd, &p->cin, &p->cgot);
-  if (r < 0) { /* the listener closed it: it refused us earlier, or died */
-    connect_drop(j);
-    if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN)
-      gexi_sock_peer_gone(j, 1, "it closed the connection during the handshake");
+  if (r < 0) { /* the listener closed it: it made room for another, or died */
+    if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN) {
+      connect_retry(j, "it closed the connection during the handshake");
+    } else {
+      connect_drop(j);
+      connect_done(j);
+    }
     return;
   }
   if (r == 0) return;
@@ -272,8 +421,7 @@ void gexi_sock_connect_io(gex_Rank_t j) {
     memcpy(p->nonce_l, m->nonce_l, 16);
     if (hs_send(p->cfd, SOCK_HS_PROOF, me, j, p->nonce_c, p->nonce_l,
                 hs_mac(LBL_INIT, me, j, p->nonce_c, p->nonce_l)) != 0) {
-      connect_drop(j);
-      gexi_sock_peer_gone(j, 1, "the handshake could not be sent");
+      connect_retry(j, "the handshake could not be sent");
       return;
     }
     p->cstep = SOCK_HS_ACCEPT;
@@ -285,17 +433,20 @@ void gexi_sock_connect_io(gex_Rank_t j) {
     gexi_sock_unwatch(fd);
     p->cfd = -1;
     S()->nconnecting--;
+    connect_done(j);
     gexi_sock_attach(j, fd);
     return;
   }
   if (ok && m->step == SOCK_HS_REFUSE && gexi_tag_equal(m->mac, hs_mac(LBL_NO, j, me, p->nonce_c, p->nonce_l))) {
     connect_drop(j); /* its own connection to us is on its way */
+    connect_done(j);
     int down = SOCK_DOWN;
     atomic_compare_exchange_strong(&p->state, &down, SOCK_WAITING);
     return;
   }
   /* The published address of rank j answered without the job's secret. */
   connect_drop(j);
+  connect_done(j);
   gexi_sock_refuse("rank %u's address answered the handshake without the job's secret", (unsigned)j);
   gexi_sock_peer_gone(j, 1, "its address does not answer as a rank of this job");
 }
@@ -303,11 +454,12 @@ void gexi_sock_connect_io(gex_Rank_t j) {
 void gexi_sock_connect_soon(gex_Rank_t j) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
-  /* (cfd belongs to poll_lock's holder: looked at under it only) */
+  /* (cfd and cstep belong to poll_lock's holder: looked at under it only) */
   if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_DOWN) return;
   int nested = gexi_sock_polling();
   if (!nested && pthread_mutex_trylock(&s->poll_lock) != 0) return; /* the holder may; retried */
-  if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN && p->cfd < 0)
+  if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN && p->cfd < 0 &&
+      p->cstep == 0)
     gexi_sock_connect(j);
   if (!nested) pthread_mutex_unlock(&s->poll_lock);
 }

@@ -49,11 +49,18 @@ void gexi_sock_refuse(const char *fmt, ...) {
            n + 1 == SOCK_REPORTS ? "; further ones are counted only" : "");
 }
 
-void gexi_sock_watch(int fd, int kind, uint32_t idx) {
-  struct epoll_event ev = {.events = EPOLLIN, .data.u64 = ((uint64_t)kind << 32) | idx};
-  if (epoll_ctl(gexi_sock_ctx()->epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+static void watch_op(int op, int fd, int kind, uint32_t idx, uint32_t events) {
+  struct epoll_event ev = {.events = events, .data.u64 = ((uint64_t)kind << 32) | idx};
+  if (epoll_ctl(gexi_sock_ctx()->epfd, op, fd, &ev) != 0)
     gexi_fatal("network (sock): epoll_ctl: %s", strerror(errno));
 }
+void gexi_sock_watch_for(int fd, int kind, uint32_t idx, uint32_t events) {
+  watch_op(EPOLL_CTL_ADD, fd, kind, idx, events);
+}
+void gexi_sock_rewatch(int fd, int kind, uint32_t idx, uint32_t events) {
+  watch_op(EPOLL_CTL_MOD, fd, kind, idx, events);
+}
+void gexi_sock_watch(int fd, int kind, uint32_t idx) { watch_op(EPOLL_CTL_ADD, fd, kind, idx, EPOLLIN); }
 
 void gexi_sock_unwatch(int fd) {
   (void)epoll_ctl(gexi_sock_ctx()->epfd, EPOLL_CTL_DEL, fd, NULL);
@@ -173,8 +180,11 @@ void gexi_sock_start(int one_host) {
   s->me.sin_addr = pick_address(one_host);
   s->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (s->lfd < 0) gexi_fatal("network (sock): socket: %s", strerror(errno));
+  /* Room for every rank of the job to connect at once, and more: the
+   * kernel cuts it to net.core.somaxconn (4096 by default). */
+  int backlog = gexi_ctx.size + 1024 < 65535 ? (int)gexi_ctx.size + 1024 : 65535;
   if (bind(s->lfd, (struct sockaddr *)&s->me, sizeof s->me) != 0 ||
-      listen(s->lfd, 128) != 0)
+      listen(s->lfd, backlog) != 0)
     gexi_fatal("network (sock): cannot listen on %s: %s", inet_ntoa(s->me.sin_addr),
                strerror(errno));
   socklen_t sl = sizeof s->me;
@@ -187,7 +197,10 @@ void gexi_sock_start(int one_host) {
   s->peers = aligned_alloc(_Alignof(struct sock_peer), gexi_ctx.size * sizeof *s->peers);
   if (s->peers) memset(s->peers, 0, gexi_ctx.size * sizeof *s->peers);
   s->up = calloc(gexi_ctx.size, sizeof *s->up);
-  if (!all || !s->peers || !s->up) gexi_fatal("out of memory");
+  s->trying = calloc(gexi_ctx.size, sizeof *s->trying);
+  s->touched = calloc(gexi_ctx.size, sizeof *s->touched);
+  if (!all || !s->peers || !s->up || !s->trying || !s->touched) gexi_fatal("out of memory");
+  s->connect_budget_ns = gexi_ctx.env.sock_connect_timeout * 1000000000ull;
   gexi_ctx.boot->allgather(gexi_ctx.boot, &mine, all, sizeof mine);
   for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
     struct sock_peer *p = &s->peers[j];

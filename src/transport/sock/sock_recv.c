@@ -40,8 +40,9 @@ void gexi_sock_attach(gex_Rank_t j, int fd) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
   if (!p->rx) {
-    p->rx = aligned_alloc(64, SOCK_RX_BUF);
+    p->rx = aligned_alloc(64, SOCK_RX_MIN);
     if (!p->rx) gexi_fatal("out of memory");
+    p->rx_cap = SOCK_RX_MIN;
   }
   p->rx_have = p->rx_off = 0;
   p->fd = fd;
@@ -300,10 +301,59 @@ static size_t frame(gex_Rank_t j, size_t have, int what) {
   return sizeof f + fixed + take + skip;
 }
 
+/* The bytes the frame at p->rx_off needs in the buffer before it can be
+ * handled: the whole frame if it is received whole, else its header and
+ * fixed part (at most a few hundred bytes), or a header while it has none. */
+static size_t rx_need(const struct sock_peer *p) {
+  size_t have = p->rx_have - p->rx_off;
+  if (have < sizeof(struct sock_frame)) return sizeof(struct sock_frame);
+  struct sock_frame f;
+  memcpy(&f, p->rx + p->rx_off, sizeof f);
+  size_t whole = sizeof f + (size_t)f.len;
+  return whole <= SOCK_WHOLE_MAX ? whole : sizeof f + SOCK_AM_HDR_LEN(GEXI_AM_MAX_ARGS);
+}
+
+/* Before a recv into p's buffer: what is left of it moved to its start
+ * when the room after it runs short, and the buffer grown (by doubling,
+ * up to SOCK_RX_BUF) when the frame there needs more than it holds or the
+ * last recv filled it.  Frames received whole are at most half of
+ * SOCK_RX_BUF, so a full-size buffer needs no more than the move. */
+static void rx_room(struct sock_peer *p) {
+  if (p->rx_off == p->rx_have) p->rx_off = p->rx_have = 0;
+  size_t need = rx_need(p);
+  if (p->rx_off && (p->rx_cap - p->rx_have < p->rx_cap / 2 || p->rx_off + need > p->rx_cap)) {
+    memmove(p->rx, p->rx + p->rx_off, p->rx_have - p->rx_off);
+    p->rx_have -= p->rx_off;
+    p->rx_off = 0;
+  }
+  if (need <= p->rx_cap && !p->rx_grow) return;
+  size_t cap = p->rx_cap * 2;
+  while (cap < need) cap *= 2;
+  if (cap > SOCK_RX_BUF) cap = SOCK_RX_BUF;
+  char *n = aligned_alloc(64, cap);
+  if (!n) gexi_fatal("out of memory");
+  memcpy(n, p->rx, p->rx_have);
+  free(p->rx);
+  p->rx = n;
+  p->rx_cap = (uint32_t)cap;
+  p->rx_grow = 0;
+}
+
 /* Read what j's connection has and handle every complete frame.  Returns
  * the frames handled plus the reads that moved part of a frame's data (so
  * non-zero when anything arrived). */
+static int conn_read_frames(gex_Rank_t j, int what);
 static int conn_read(gex_Rank_t j, int what) {
+  int n = conn_read_frames(j, what);
+  struct sock_peer *p = &S()->peers[j];
+  if (n && !p->touched) { /* its ACKs and credit are looked at by this poll */
+    p->touched = 1;
+    S()->touched[S()->ntouched++] = j;
+  }
+  return n;
+}
+
+static int conn_read_frames(gex_Rank_t j, int what) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
   if (p->busy || atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) return 0;
@@ -335,14 +385,11 @@ static int conn_read(gex_Rank_t j, int what) {
         continue;
       }
     } else {
-      if (p->rx_off == p->rx_have) p->rx_off = p->rx_have = 0;
-      if (p->rx_off && SOCK_RX_BUF - p->rx_have < SOCK_WHOLE_MAX) {
-        memmove(p->rx, p->rx + p->rx_off, p->rx_have - p->rx_off);
-        p->rx_have -= p->rx_off;
-        p->rx_off = 0;
-      }
-      r = recv(p->fd, p->rx + p->rx_have, SOCK_RX_BUF - p->rx_have, MSG_DONTWAIT);
+      rx_room(p);
+      size_t room = p->rx_cap - p->rx_have;
+      r = recv(p->fd, p->rx + p->rx_have, room, MSG_DONTWAIT);
       if (r > 0) {
+        if ((size_t)r == room && p->rx_cap < SOCK_RX_BUF) p->rx_grow = 1; /* a busy peer */
         p->rx_have += (size_t)r;
         while (p->rx_have - p->rx_off >= sizeof(struct sock_frame)) {
           size_t used = frame(j, p->rx_have - p->rx_off, what);
@@ -352,7 +399,7 @@ static int conn_read(gex_Rank_t j, int what) {
           n++;
           if (p->d.left || p->d.pad) break; /* the rest of its data comes by recv */
         }
-        if ((size_t)r < SOCK_RX_BUF / 2) break; /* drained for now */
+        if ((size_t)r < p->rx_cap / 2) break; /* drained for now */
         continue;
       }
     }
@@ -385,7 +432,11 @@ static int ctl_poll(int what, int timeout_ms) {
         break;
     }
   }
-  if (s->npending) gexi_sock_pending_expire(gexi_sock_now());
+  if (s->npending || s->ntrying) {
+    uint64_t now = gexi_sock_now();
+    if (s->npending) gexi_sock_pending_expire(now);
+    if (s->ntrying) gexi_sock_connect_timers(now);
+  }
   return n;
 }
 
@@ -407,12 +458,18 @@ int gexi_sock_poll(int what) {
   if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) n += gexi_sock_flush_all();
   if (s->nup <= SOCK_DIRECT_PEERS)
     for (unsigned i = 0; i < s->nup; i++) n += conn_read(s->up[i], what);
-  if (++s->poll_count % SOCK_CTL_EVERY == 0 || s->npending || s->nconnecting ||
+  if (++s->poll_count % SOCK_CTL_EVERY == 0 || s->npending || s->ntrying ||
       s->nup > SOCK_DIRECT_PEERS)
     n += ctl_poll(what, 0);
-  for (unsigned i = 0; i < s->nup; i++)
-    if (s->peers[s->up[i]].ack_count) gexi_sock_ack_flush(s->up[i]);
-  gexi_sock_return_credit();
+  /* ACKs and credit owed to the peers whose frames this poll read (only
+   * those can owe any: a thousand idle connections cost nothing here). */
+  while (s->ntouched) {
+    gex_Rank_t j = s->touched[--s->ntouched];
+    s->peers[j].touched = 0;
+    if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) != SOCK_UP) continue;
+    if (s->peers[j].ack_count) gexi_sock_ack_flush(j);
+    gexi_sock_return_credit(j);
+  }
   /* What the handlers just sent (Replies, mostly) leaves before we go on. */
   if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) n += gexi_sock_flush_all();
   poll_depth--;
