@@ -301,6 +301,7 @@ struct gexi_thread_state {
   unsigned idle_yields;              /* ... and the yields they caused */
   uint64_t net_sleeps;               /* sleeps on the network (core/progress.c;
                                       * tests read it: gexi_net_sleeps) */
+  uint64_t yields;                   /* sched_yield calls of its waits (gexi_wait_yields) */
   struct gexi_net_nbi *net_nbi;      /* transport/ofi: this thread's NBI operations in flight */
   /* The same tracker's counts by kind (put, get, rmw; NULL: none yet), so
    * that gex_NBI_Wait/Test with nothing in flight return without a call

@@ -124,13 +124,14 @@ void gexi_env_load(void) {
                "(libfabric)", nt);
   e->net_verbose = gexi_env_switch("GEX_NET_VERBOSE", 0);
   const char *wm = gexi_env_string("GEX_WAIT_MODE");
-  e->wait_mode = !wm                             ? GEXI_WAIT_YIELD
+  e->wait_mode = !wm                             ? GEXI_WAIT_AUTO
+                 : strcasecmp(wm, "auto") == 0   ? GEXI_WAIT_AUTO
                  : strcasecmp(wm, "yield") == 0  ? GEXI_WAIT_YIELD
                  : strcasecmp(wm, "block") == 0  ? GEXI_WAIT_BLOCK
                  : strcasecmp(wm, "spin") == 0   ? GEXI_WAIT_SPIN
                                                  : -1;
   if (e->wait_mode < 0)
-    gexi_fatal("GEX_WAIT_MODE='%s': not one of yield, block, spin", wm);
+    gexi_fatal("GEX_WAIT_MODE='%s': not one of auto, yield, block, spin", wm);
   atomic_store_explicit(&gexi_ctx.wait_mode, e->wait_mode, memory_order_relaxed);
   e->sock_iface = gexi_env_string("GEX_SOCK_IFACE");
   e->cuda_driver = gexi_env_string("GEX_CUDA_DRIVER");

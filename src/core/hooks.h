@@ -47,9 +47,11 @@ void gexi_coll_barrier_max3_result(gex_TM_t tm, uint64_t seq, uint64_t out[3]);
  *    gex_Client_Init sets it from GEX_WAIT_MODE; gexi_set_wait_mode changes
  *    it later (gasnet_set_waitmode); gexi_wait_mode tells it (tests), and
  *    gexi_net_sleeps how often the calling thread has slept on the network. */
-enum { GEXI_WAIT_YIELD = 0, GEXI_WAIT_BLOCK = 1, GEXI_WAIT_SPIN = 2 };
+enum { GEXI_WAIT_YIELD = 0, GEXI_WAIT_BLOCK = 1, GEXI_WAIT_SPIN = 2, GEXI_WAIT_AUTO = 3 };
 void gexi_set_wait_mode(int mode);
 int gexi_wait_mode(void);
 uint64_t gexi_net_sleeps(void);
+/* How often the calling thread's waits have yielded the CPU. */
+uint64_t gexi_wait_yields(void);
 
 #endif

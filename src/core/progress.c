@@ -54,6 +54,15 @@ static inline void idle(bool may_sleep) {
   const bool eager = gexi_ctx.host_oversubscribed;
   const int mode = atomic_load_explicit(&gexi_ctx.wait_mode, memory_order_relaxed);
   if (mode == GEXI_WAIT_SPIN && !eager) return;
+  /* auto, with neighbours in shared memory and a core for every rank of
+   * this host: spin, as the reference does.  A yield there hands the core
+   * to whatever else runs on the host -- another program's busy loop keeps
+   * it for a whole time slice -- and a round trip with a neighbour that
+   * stays on its core took milliseconds instead of a microsecond
+   * (docs/design.md, "Waiting without starving others").  Without
+   * neighbours, every message comes through the network, whose descriptor
+   * wakes a sleeping rank: auto then yields and sleeps as yield does. */
+  if (mode == GEXI_WAIT_AUTO && !eager && gexi_ctx.nbrhd_size > 1) return;
   const unsigned before = eager ? 1 : GEXI_SPINS_BEFORE_YIELD;
   if (++gexi_tls.idle_polls >= before) {
     gexi_tls.idle_polls = eager ? 0 : GEXI_SPINS_BEFORE_YIELD - GEXI_SPINS_BETWEEN_YIELDS;
@@ -71,6 +80,7 @@ static inline void idle(bool may_sleep) {
       gexi_tls.net_sleeps++;
       gexi_ctx.net->block(GEXI_BLOCK_US);
     } else {
+      gexi_tls.yields++;
       sched_yield();
     }
   }
@@ -79,6 +89,7 @@ static inline void idle(bool may_sleep) {
 void gexi_idle(void) { idle(true); }
 
 uint64_t gexi_net_sleeps(void) { return gexi_tls.net_sleeps; }
+uint64_t gexi_wait_yields(void) { return gexi_tls.yields; }
 
 void gexi_set_wait_mode(int mode) {
   atomic_store_explicit(&gexi_ctx.wait_mode, mode, memory_order_relaxed);

@@ -1,0 +1,111 @@
+/* t_wait_policy.c -- what a waiting thread does with its core under each
+ * wait mode (core/progress.c, docs/design.md "Waiting without starving
+ * others").
+ *
+ * Rank 0 waits in GASNET_BLOCKUNTIL for a flag that rank 1 sets with an AM
+ * after keeping its own core busy for 20 ms (a loop on the clock: the
+ * wait is long, and never ends by itself).  Rank 0 counts the yields and
+ * network sleeps of its wait (internal hooks) and checks them against
+ * what its mode must do:
+ *
+ *   auto (the default), the ranks neighbours in shared memory and the host
+ *        not oversubscribed by the job: neither yields nor sleeps (it spins,
+ *        as the reference does, so that another program's busy loop never
+ *        gets its core while its neighbour may answer at once);
+ *   auto, every peer over the network (GEX_SUPERNODE_MAXSIZE=1): yields and
+ *        sleeps on the network, whose descriptor wakes it;
+ *   yield (gasnet_set_waitmode(GASNET_WAIT_SPINBLOCK)): yields;
+ *   spin (GASNET_WAIT_SPIN): neither, unless the host is oversubscribed.
+ *
+ * Each step checks the flag's value and ends with a barrier.  A job that
+ * oversubscribes the host (more ranks than cores) yields in every mode:
+ * then only that is checked.
+ */
+#include <gasnet.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+uint64_t gexi_net_sleeps(void);  /* this thread's sleeps (core/progress.c) */
+uint64_t gexi_wait_yields(void); /* this thread's yields (core/progress.c) */
+
+#define H_FLAG (GEX_AM_INDEX_BASE + 0)
+
+static volatile uint32_t flag;
+
+static void flag_handler(gex_Token_t tok, gex_AM_Arg_t v) {
+  (void)tok;
+  flag = (uint32_t)v;
+}
+
+static gex_AM_Entry_t handlers[] = {
+    {H_FLAG, (gex_AM_Fn_t)flag_handler, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 1, NULL, "flag"},
+};
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One long wait at rank 0; returns its yields and sleeps there. */
+static void long_wait(uint32_t v, uint64_t *yields, uint64_t *sleeps) {
+  test_barrier();
+  *yields = *sleeps = 0;
+  if (T.rank == 1) {
+    double end = now_s() + 0.02;
+    while (now_s() < end) {
+    }
+    gex_AM_RequestShort1(T.tm, 0, H_FLAG, 0, (gex_AM_Arg_t)v);
+  } else if (T.rank == 0) {
+    uint64_t y = gexi_wait_yields(), s = gexi_net_sleeps();
+    GASNET_BLOCKUNTIL(flag == v);
+    *yields = gexi_wait_yields() - y;
+    *sleeps = gexi_net_sleeps() - s;
+    CHECK(flag == v);
+  }
+  test_barrier();
+}
+
+int main(int argc, char **argv) {
+  test_init(&argc, &argv, "T_WAIT_POLICY", 4096, handlers, 1);
+  CHECKF(T.size >= 2, "needs at least 2 ranks");
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  gex_RankInfo_t *nb;
+  gex_Rank_t nbrhd = 0, host = 0;
+  gex_System_QueryNbrhdInfo(&nb, &nbrhd, NULL);
+  gex_System_QueryHostInfo(&nb, &host, NULL);
+  const int crowded = cpus > 0 && (long)host > cpus; /* the job oversubscribes the host */
+  const char *mode_env = getenv("GEX_WAIT_MODE");
+  const int is_auto = !mode_env || strcmp(mode_env, "auto") == 0;
+  uint64_t y, s;
+
+  long_wait(1, &y, &s); /* the job's own mode */
+  if (T.rank == 0) {
+    test_log("mode %s, %u neighbour(s), %u rank(s) on %ld core(s): %" PRIu64 " yields, %" PRIu64
+             " sleeps", mode_env ? mode_env : "auto (default)", (unsigned)nbrhd, (unsigned)host,
+             cpus, y, s);
+    if (crowded)
+      CHECKF(y + s > 0, "an oversubscribed host must yield or sleep");
+    else if (is_auto && nbrhd > 1)
+      CHECKF(y == 0 && s == 0, "auto with neighbours: spin (%" PRIu64 " yields, %" PRIu64 " sleeps)",
+             y, s);
+    else if (is_auto)
+      CHECKF(y > 0 && s > 0, "auto with every peer over the network: yield and sleep");
+  }
+
+  CHECK(gasnet_set_waitmode(GASNET_WAIT_SPINBLOCK) == GASNET_OK); /* yield */
+  long_wait(2, &y, &s);
+  if (T.rank == 0) CHECKF(y + s > 0, "yield mode: a 20 ms wait must yield or sleep");
+
+  CHECK(gasnet_set_waitmode(GASNET_WAIT_SPIN) == GASNET_OK);
+  long_wait(3, &y, &s);
+  if (T.rank == 0) {
+    if (crowded)
+      CHECKF(y + s > 0, "spin on an oversubscribed host must still yield");
+    else
+      CHECKF(y == 0 && s == 0, "spin: neither yield nor sleep (%" PRIu64 " yields)", y);
+  }
+  test_finish();
+}
