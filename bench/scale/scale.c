@@ -30,7 +30,10 @@
  *   5. its peak RSS (getrusage ru_maxrss) and its open descriptors (the
  *      entries of /proc/self/fd, less the one that reads it), its CPU time,
  *      and its stamps: one record Put into rank 0's segment.
- * Rank 0 prints one JSON line (the only line of stdout starting with '{'):
+ * Rank 0 prints "# gex-scale: stage NAME SECONDS" after the first barrier,
+ * the all-to-all and step 4 (its own view, so that a run that fails shows
+ * how far it got), and at the end one JSON line (the only line of stdout
+ * starting with '{'):
  * maxima over the ranks for times, maximum and median for RSS and
  * descriptors.  If any check failed anywhere, it also prints
  * "FAIL: ..." and every rank exits with status 1 (gasnet_exit(1)).
@@ -145,6 +148,15 @@ static double median(uint64_t *v, size_t n) {
   return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
 }
 
+/* Rank 0's progress, so that a run that fails later shows how far it got:
+ * "# gex-scale: stage NAME S" with S the seconds of that stage on rank 0
+ * (first-barrier: since the launch, or since main without -launch). */
+static void stage(const char *name, int64_t ns) {
+  if (me != 0) return;
+  printf("# gex-scale: stage %s %.6f\n", name, (double)ns / 1e9);
+  fflush(stdout);
+}
+
 static void usage(const char *why) {
   if (me == 0) fprintf(stderr, "gex-scale: %s\nusage: gex-scale [-launch NS] [-iters K] [-fault put|am]\n", why);
   gasnet_exit(2);
@@ -208,6 +220,7 @@ int main(int argc, char **argv) {
 
   barrier();
   int64_t t_bar1 = now_ns();
+  stage("first-barrier", launch ? t_bar1 - launch : t_bar1 - t_main);
 
   /* ---- all-to-all ---- */
   for (gex_Rank_t r = 0; r < nranks; r++)
@@ -228,6 +241,7 @@ int main(int argc, char **argv) {
   GASNET_BLOCKUNTIL(replies == expect_replies);
   barrier();
   int64_t t_a1 = now_ns();
+  stage("all-to-all", t_a1 - t_a0);
 
   for (gex_Rank_t s = 0; s < nranks; s++) {
     uint64_t want = s == me ? 0 : word(s, me);
@@ -259,6 +273,8 @@ int main(int argc, char **argv) {
     if (me != 0 && bdst != v)
       fail("broadcast %ld delivered 0x%016" PRIx64 ", expected 0x%016" PRIx64, i + warm, bdst, v);
   }
+
+  stage("collectives", now_ns() - b0);
 
   /* ---- the records, to rank 0 ---- */
   struct rusage ru;
