@@ -94,7 +94,14 @@ struct sock_pending {
 /* peer->cstep: the step our attempt waits for.  SOCK_HS_CHALLENGE and
  * SOCK_HS_ACCEPT as in struct sock_hs, and: */
 enum { SOCK_CS_TCP = 16, /* the TCP connection (cfd watched for EPOLLOUT) */
-       SOCK_CS_BACKOFF   /* no attempt in flight: the next starts at retry_at */ };
+       SOCK_CS_BACKOFF,  /* no attempt in flight: the next starts at retry_at */
+       SOCK_CS_QUEUED    /* waiting for a place among SOCK_CONNECT_WINDOW */ };
+/* Peers a rank connects to at once, at most (the others queue, their
+ * frames waiting in their queues): a rank that starts talking to hundreds
+ * of peers at once would otherwise fill every listener's table of
+ * handshakes with its own job's connections, which then make room for
+ * each other and retry. */
+#define SOCK_CONNECT_WINDOW 16
 
 /* ---- frames ---------------------------------------------------------------- */
 enum {
@@ -272,6 +279,7 @@ struct gexi_sock {
    * giving up (in any step: their timers are looked at by every poll). */
   gex_Rank_t *trying;
   unsigned ntrying;
+  unsigned nactive; /* of them, not SOCK_CS_QUEUED: at most SOCK_CONNECT_WINDOW */
   uint64_t connect_budget_ns; /* GEX_SOCK_CONNECT_TIMEOUT */
   uint64_t accept_serial;
   gex_Rank_t *up; /* connected peers, polled directly */
@@ -346,6 +354,12 @@ void gexi_sock_connect_timers(uint64_t now);
 void gexi_sock_connect_soon(gex_Rank_t j);
 /* Make j's connection usable (polls until it is; fatal if j is gone). */
 void gexi_sock_need(gex_Rank_t j, int what);
+/* See that j's connection is up or on its way (an attempt of ours in
+ * flight, or j's own to us), starting one if need be; fatal if j is gone.
+ * Frames sent to j before it is up wait in its queue (sock_send.c).  Polls
+ * until j is up (as gexi_sock_need) only when no attempt can be started
+ * now (another thread polls). */
+void gexi_sock_reach(gex_Rank_t j, int what);
 
 /* ---- sock_send.c ---- */
 enum { SOCK_TX_COPY = 0, SOCK_TX_BORROW = 1, SOCK_TX_WAIT = 2, SOCK_TX_BATCH = 4 };

@@ -120,6 +120,15 @@ static void trying_remove(gex_Rank_t j) {
     }
 }
 
+/* Our attempts to connect to j are over: it is connected, or gone. */
+static void attempt_end(gex_Rank_t j) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  if (p->cstep && p->cstep != SOCK_CS_QUEUED) s->nactive--;
+  p->cstep = 0;
+  trying_remove(j);
+}
+
 /* Our attempt to connect to j failed (its connection closed, if it had
  * one): try again after the backoff, or report j unreachable once the
  * budget is spent. */
@@ -129,8 +138,7 @@ static void connect_retry(gex_Rank_t j, const char *why) {
   if (p->cfd >= 0) connect_drop(j);
   uint64_t now = gexi_sock_now();
   if (now >= p->conn_deadline) {
-    trying_remove(j);
-    p->cstep = 0;
+    attempt_end(j);
     char msg[200];
     snprintf(msg, sizeof msg, "no connection within %llu s (the last attempt: %s)",
              (unsigned long long)(s->connect_budget_ns / 1000000000ull), why);
@@ -319,6 +327,7 @@ static void connect_hello(gex_Rank_t j) {
 static void connect_start(gex_Rank_t j) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
+  if (!p->conn_deadline) p->conn_deadline = gexi_sock_now() + s->connect_budget_ns;
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     if (errno == EMFILE || errno == ENFILE)
@@ -357,10 +366,14 @@ static void connect_start(gex_Rank_t j) {
 void gexi_sock_connect(gex_Rank_t j) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
-  if (!p->conn_deadline) p->conn_deadline = gexi_sock_now() + s->connect_budget_ns;
   s->trying[s->ntrying++] = j;
   p->tries = 0;
-  connect_start(j);
+  if (s->nactive < SOCK_CONNECT_WINDOW) {
+    s->nactive++;
+    connect_start(j);
+  } else {
+    p->cstep = SOCK_CS_QUEUED;
+  }
 }
 
 void gexi_sock_connect_timers(uint64_t now) {
@@ -369,12 +382,15 @@ void gexi_sock_connect_timers(uint64_t now) {
     gex_Rank_t j = s->trying[i];
     struct sock_peer *p = &s->peers[j];
     unsigned before = s->ntrying;
-    if (p->cstep == SOCK_CS_BACKOFF && now >= p->retry_at) {
-      if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN) {
+    int down = atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN;
+    if ((p->cstep == SOCK_CS_BACKOFF && now >= p->retry_at) || p->cstep == SOCK_CS_QUEUED) {
+      if (!down) { /* its own connection to us came meanwhile, or it is gone */
+        attempt_end(j);
+      } else if (p->cstep == SOCK_CS_BACKOFF) {
         connect_start(j);
-      } else { /* its own connection to us came meanwhile, or it is gone */
-        p->cstep = 0;
-        trying_remove(j);
+      } else if (s->nactive < SOCK_CONNECT_WINDOW) {
+        s->nactive++;
+        connect_start(j);
       }
     } else if (p->cstep == SOCK_CS_TCP && now >= p->retry_at) {
       connect_retry(j, "the TCP connection was not made in time");
@@ -384,10 +400,7 @@ void gexi_sock_connect_timers(uint64_t now) {
 }
 
 /* Our attempt's handshake is over: it is j's connection (or it lost). */
-static void connect_done(gex_Rank_t j) {
-  S()->peers[j].cstep = 0;
-  trying_remove(j);
-}
+static void connect_done(gex_Rank_t j) { attempt_end(j); }
 
 void gexi_sock_connect_io(gex_Rank_t j) {
   struct sock_peer *p = &S()->peers[j];
@@ -462,6 +475,24 @@ void gexi_sock_connect_soon(gex_Rank_t j) {
       p->cstep == 0)
     gexi_sock_connect(j);
   if (!nested) pthread_mutex_unlock(&s->poll_lock);
+}
+
+void gexi_sock_reach(gex_Rank_t j, int what) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  int st = atomic_load_explicit(&p->state, memory_order_acquire);
+  if (st == SOCK_UP || st == SOCK_WAITING) return;
+  if (st == SOCK_CLOSED) gexi_sock_peer_gone(j, 1, "its connection is closed");
+  int nested = gexi_sock_polling();
+  if (nested || pthread_mutex_trylock(&s->poll_lock) == 0) {
+    if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN && p->cfd < 0 &&
+        p->cstep == 0)
+      gexi_sock_connect(j);
+    int going = atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_DOWN || p->cstep;
+    if (!nested) pthread_mutex_unlock(&s->poll_lock);
+    if (going) return;
+  }
+  gexi_sock_need(j, what);
 }
 
 /* Polls until j's connection is up (connecting first if nobody has). */

@@ -292,6 +292,23 @@ void gexi_sock_flush_any(void) {
 
 static int may_wait(void) { return !gexi_in_handler_or_hsl() && !gexi_sock_polling(); }
 
+/* Under p's tx_lock, p's connection not made yet (an attempt in flight,
+ * gexi_sock_reach): n bytes at ptr, copied, join its queue, written once
+ * gexi_sock_attach counts the queue among those to write (until then it
+ * is not in nqueued, so polls and sleeps go on as if nothing waited).  No
+ * tail is left open: an open tail means a live connection.  So a rank
+ * talking to many new peers makes their connections at once instead of
+ * one after another. */
+static void q_early(struct sock_peer *p, const char *ptr, size_t n) {
+  atomic_store_explicit(&p->tx_queued, atomic_load_explicit(&p->tx_queued, memory_order_relaxed) + n,
+                        memory_order_relaxed);
+  q_push(p, ptr, n, 1);
+  p->tail = p->tail_lim = NULL;
+}
+
+/* Whether a peer in state st is one whose connection is on its way. */
+static inline int connecting(int st) { return st == SOCK_DOWN || st == SOCK_WAITING; }
+
 int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fault) {
   struct sock_peer *p = &S()->peers[j];
   gexi_sock_tx_lock(p);
@@ -302,7 +319,14 @@ int gexi_sock_send_small_locked(gex_Rank_t j, struct sock_peer *p, char *buf, si
                                 int batch, int fault) {
   struct gexi_sock *s = S();
   q_settle(p);
-  if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
+  int st = atomic_load_explicit(&p->state, memory_order_acquire);
+  if (GEXI_UNLIKELY(st != SOCK_UP)) {
+    if (connecting(st)) {
+      ((struct sock_frame *)(void *)buf)->credit = 0; /* nothing came from it yet */
+      q_early(p, buf, len);
+      gexi_sock_tx_unlock(p);
+      return 1;
+    }
     gexi_sock_tx_unlock(p);
     gexi_sock_peer_gone(j, fault, "its connection is closed");
     return 0;
@@ -389,7 +413,20 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   int batch = mode & SOCK_TX_BATCH;
   mode &= ~SOCK_TX_BATCH;
   lock_settled(p);
-  if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
+  int st = atomic_load_explicit(&p->state, memory_order_acquire);
+  if (GEXI_UNLIKELY(st != SOCK_UP) && connecting(st) && mode == SOCK_TX_COPY) {
+    f->credit = 0; /* nothing came from it yet */
+    for (int k = 0; k < 4; k++) q_early(p, iov[k].iov_base, iov[k].iov_len);
+    gexi_sock_tx_unlock(p);
+    return;
+  }
+  if (GEXI_UNLIKELY(st != SOCK_UP) && connecting(st)) { /* borrowed data: wait for it */
+    gexi_sock_tx_unlock(p);
+    gexi_sock_need(j, what);
+    lock_settled(p);
+    st = atomic_load_explicit(&p->state, memory_order_acquire);
+  }
+  if (GEXI_UNLIKELY(st != SOCK_UP)) {
     gexi_sock_tx_unlock(p);
     gexi_sock_peer_gone(j, fault, "its connection is closed");
     return;
