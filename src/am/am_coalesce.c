@@ -138,6 +138,12 @@ static int send_one(struct gexi_co_batches *s, gex_Rank_t j, gex_Flags_t flags) 
   return 0;
 }
 
+/* Batch buffers a thread keeps for the peers it coalesced to, at most
+ * (one of GEXI_CO_BATCH_BYTES per peer: a thread that Puts to a thousand
+ * peers would otherwise hold 16 MiB); past that, a batch is freed once
+ * sent, and a batch for one more peer first sends those open. */
+#define GEXI_CO_KEEP 64
+
 /* gexi_tls.flush_deferred while this thread has open batches. */
 static void flush_all(void) {
   struct gexi_co_batches *s = gexi_tls.co_batches;
@@ -148,6 +154,11 @@ static void flush_all(void) {
     if (nrec(b)) send_one(s, s->open[i], 0);
     b->listed = 0;
     b->room = b->recs_left = 0;
+    if (s->nbufs > GEXI_CO_KEEP && !nrec(b)) {
+      free(b);
+      s->peer[s->open[i]] = NULL;
+      s->nbufs--;
+    }
   }
   s->nopen = 0;
   gexi_tls.flush_deferred = NULL;
@@ -160,10 +171,16 @@ void *gexi_co_append(gex_Rank_t j, int kind, int cat, uint32_t len, int fetch,
   struct gexi_co_batches *s = gexi_tls.co_batches;
   if (!s) s = batches_new();
   struct gexi_co_batch *b = s->peer[j];
+  if (!b && s->nbufs >= GEXI_CO_KEEP && s->nopen) {
+    /* Coalescing to more peers at once than buffers are kept for: the
+     * open batches leave now, and their buffers beyond GEXI_CO_KEEP go. */
+    flush_all();
+  }
   if (!b) {
     b = calloc(1, sizeof *b + s->cap_bytes);
     if (!b) gexi_fatal("out of memory for a coalescing buffer");
     s->peer[j] = b;
+    s->nbufs++;
   }
   const uint32_t need = GEXI_CO_HDR + padded(len);
   uint32_t n = nrec(b);

@@ -69,6 +69,7 @@ struct gexi_co_batches {
   uint32_t nopen;
   gex_Rank_t *open;           /* jobranks whose batch is listed, nopen of them */
   struct gexi_co_batch **peer; /* by jobrank; NULL until first used */
+  uint32_t nbufs;             /* peer[] entries not NULL */
 };
 
 /* Whether [addr, addr + n) lies in this process's bound segment: the

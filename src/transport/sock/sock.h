@@ -56,12 +56,10 @@ struct sock_hs {
 };
 _Static_assert(sizeof(struct sock_hs) == 64, "struct sock_hs: 64 bytes");
 
-/* Connections accepted and not yet authenticated: at most this many at
- * once, each for at most SOCK_PENDING_NS, holding one descriptor and at
- * most 64 bytes of input.  When the table is full a new connection takes
- * the slot of one that has proved the least (sock_auth.c, "Who makes
- * room"): a job member's handshake moves past its HELLO in the poll that
- * accepts it, and one evicted later is retried by its connecting side. */
+/* Connections accepted that have not sent a valid HELLO: at most this
+ * many at once (a new one closes the oldest); with one, at most one per
+ * rank it claims (sock_auth.c, "Who makes room").  Each for at most
+ * SOCK_PENDING_NS, holding one descriptor and at most 64 bytes of input. */
 #define SOCK_PENDING_MAX 64
 #define SOCK_PENDING_NS (10ull * 1000000000ull)
 /* Connections accepted by one poll, at most (the listener stays readable,
@@ -273,7 +271,13 @@ struct gexi_sock {
   struct sock_peer *peers; /* by jobrank */
   /* Under poll_lock: handshakes, receiving, deferred Requests. */
   pthread_mutex_t poll_lock;
-  struct sock_pending pend[SOCK_PENDING_MAX];
+  /* SOCK_PENDING_MAX + the job's size slots (sock_auth.c, "Who makes
+   * room"); of the connections there, nhello have not sent a valid HELLO;
+   * claim[r]: 1 + the slot of the one claiming rank r (0: none). */
+  struct sock_pending *pend;
+  unsigned npend_cap, nhello;
+  uint32_t *claim;
+  uint64_t next_expire; /* when pending_expire next looks */
   unsigned npending, nconnecting;
   /* Peers we are connecting to, from the first attempt until ACCEPT or
    * giving up (in any step: their timers are looked at by every poll). */
@@ -291,6 +295,7 @@ struct gexi_sock {
   struct sock_deferred *def;
   size_t ndef, defcap;
   _Atomic unsigned nqueued; /* peers with bytes queued */
+  _Atomic unsigned nspares; /* peers keeping a written piece (sock_send.c) */
   int64_t credit_bytes;     /* per peer */
   uint32_t credit_return;   /* send a CREDIT frame at this debt */
   /* Regions (under reg_lock). */
@@ -354,12 +359,6 @@ void gexi_sock_connect_timers(uint64_t now);
 void gexi_sock_connect_soon(gex_Rank_t j);
 /* Make j's connection usable (polls until it is; fatal if j is gone). */
 void gexi_sock_need(gex_Rank_t j, int what);
-/* See that j's connection is up or on its way (an attempt of ours in
- * flight, or j's own to us), starting one if need be; fatal if j is gone.
- * Frames sent to j before it is up wait in its queue (sock_send.c).  Polls
- * until j is up (as gexi_sock_need) only when no attempt can be started
- * now (another thread polls). */
-void gexi_sock_reach(gex_Rank_t j, int what);
 
 /* ---- sock_send.c ---- */
 enum { SOCK_TX_COPY = 0, SOCK_TX_BORROW = 1, SOCK_TX_WAIT = 2, SOCK_TX_BATCH = 4 };

@@ -35,15 +35,18 @@
  * ephemeral ports (bound first, each held a port of its own: 256 ranks
  * talking all-to-all on one host needed more than the 28,232 there are).
  *
- * Who makes room.  The table of connections not yet authenticated
- * (SOCK_PENDING_MAX) is shared by job members and strangers, who may
- * come from the same address.  A job member sends its HELLO as soon as
- * its connection is made, and it is read in the poll that accepts the
- * connection; so when the table is full, a new connection takes the slot
- * of the oldest that has not sent a valid HELLO, and only when every slot
- * has one, that of the oldest among those that claim the rank claimed
- * most often (a stranger repeating one rank's HELLO evicts its own first).
- * A job member evicted anyway retries (sock.h, SOCK_RETRY_*).
+ * Who makes room.  The table of connections not yet authenticated is
+ * shared by job members and strangers, who may come from the same
+ * address.  A job member sends its HELLO as soon as its connection is
+ * made, and it is read in the poll that accepts the connection.  So the
+ * table holds at most SOCK_PENDING_MAX connections that have not sent a
+ * valid HELLO (a new one closes the oldest of them), and at most one that
+ * has, per rank it claims (a newer HELLO claiming the same rank closes the
+ * older: a rank makes one attempt at a time).  Job members' connections
+ * never make room for each other, and a stranger's cost stays bounded:
+ * SOCK_PENDING_MAX descriptors, plus one per rank of the job for HELLOs
+ * copied from the job's own.  A job member whose connection is closed
+ * anyway retries (sock.h, SOCK_RETRY_*).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -158,9 +161,22 @@ static void connect_retry(gex_Rank_t j, const char *why) {
 static void connect_done(gex_Rank_t j);
 
 /* ---- the listener's side ------------------------------------------------------ */
-static void pending_close(unsigned i) {
-  fd_drop(&S()->pend[i].fd, &S()->npending);
+/* Slot i's connection leaves the table (its descriptor closed unless
+ * 'keep'): the counts and the claim it held are given back. */
+static void pending_end(unsigned i, int keep) {
+  struct gexi_sock *s = S();
+  struct sock_pending *q = &s->pend[i];
+  if (q->step == SOCK_HS_HELLO) s->nhello--;
+  else if (s->claim[q->from] == i + 1) s->claim[q->from] = 0;
+  if (keep) {
+    gexi_sock_unwatch(q->fd);
+    q->fd = -1;
+    s->npending--;
+  } else {
+    fd_drop(&q->fd, &s->npending);
+  }
 }
+static void pending_close(unsigned i) { pending_end(i, 0); }
 
 static void pending_refuse(unsigned i, const char *why) {
   struct gexi_sock *s = S();
@@ -173,28 +189,6 @@ static void pending_refuse(unsigned i, const char *why) {
   pending_close(i);
 }
 
-/* The slot a new connection takes when the table is full (see the
- * file's comment): the oldest without a valid HELLO, else the oldest of
- * the rank claimed most often. */
-static unsigned pending_victim(void) {
-  struct gexi_sock *s = S();
-  unsigned v = SOCK_PENDING_MAX;
-  for (unsigned i = 0; i < SOCK_PENDING_MAX; i++)
-    if (s->pend[i].step == SOCK_HS_HELLO && (v == SOCK_PENDING_MAX || s->pend[i].serial < s->pend[v].serial))
-      v = i;
-  if (v < SOCK_PENDING_MAX) return v;
-  unsigned best = 0;
-  for (unsigned i = 0; i < SOCK_PENDING_MAX; i++) {
-    unsigned same = 0;
-    for (unsigned k = 0; k < SOCK_PENDING_MAX; k++) same += s->pend[k].from == s->pend[i].from;
-    if (v == SOCK_PENDING_MAX || same > best || (same == best && s->pend[i].serial < s->pend[v].serial)) {
-      v = i;
-      best = same;
-    }
-  }
-  return v;
-}
-
 void gexi_sock_accept(void) {
   struct gexi_sock *s = S();
   for (int n = 0; n < SOCK_ACCEPT_BURST; n++) {
@@ -204,13 +198,18 @@ void gexi_sock_accept(void) {
         gexi_sock_refuse("cannot accept a connection: %s", strerror(errno));
       return;
     }
-    unsigned slot = SOCK_PENDING_MAX;
-    for (unsigned i = 0; i < SOCK_PENDING_MAX && slot == SOCK_PENDING_MAX; i++)
-      if (s->pend[i].fd < 0) slot = i;
-    if (slot == SOCK_PENDING_MAX) {
-      slot = pending_victim();
-      pending_refuse(slot, "too many connections not authenticated (the one that proved least is closed)");
+    if (s->nhello >= SOCK_PENDING_MAX) { /* the oldest that has said nothing valid goes */
+      unsigned v = s->npend_cap;
+      for (unsigned i = 0; i < s->npend_cap; i++)
+        if (s->pend[i].fd >= 0 && s->pend[i].step == SOCK_HS_HELLO &&
+            (v == s->npend_cap || s->pend[i].serial < s->pend[v].serial))
+          v = i;
+      pending_refuse(v, "too many connections without a hello (the oldest is closed)");
     }
+    /* A free slot exists: at most SOCK_PENDING_MAX without a hello, at
+     * most one per rank with one. */
+    unsigned slot = 0;
+    while (s->pend[slot].fd >= 0) slot++;
     struct sock_pending *q = &s->pend[slot];
     memset(q, 0, sizeof *q);
     q->fd = fd;
@@ -218,16 +217,19 @@ void gexi_sock_accept(void) {
     q->serial = ++s->accept_serial;
     q->deadline = gexi_sock_now() + SOCK_PENDING_NS;
     s->npending++;
+    s->nhello++;
     gexi_sock_watch(fd, SOCK_EV_PENDING, slot);
     /* A job member's HELLO is usually here already: read it now, so that
-     * its connection leaves the step strangers are evicted from first. */
+     * its connection leaves the step strangers are evicted from. */
     gexi_sock_pending_io(slot);
   }
 }
 
 void gexi_sock_pending_expire(uint64_t now) {
   struct gexi_sock *s = S();
-  for (unsigned i = 0; i < SOCK_PENDING_MAX; i++)
+  if (now < s->next_expire) return; /* looked at ten times a second */
+  s->next_expire = now + SOCK_PENDING_NS / 100;
+  for (unsigned i = 0; i < s->npend_cap; i++)
     if (s->pend[i].fd >= 0 && now > s->pend[i].deadline)
       pending_refuse(i, "no handshake within 10 s");
 }
@@ -249,9 +251,7 @@ static void pending_admit(unsigned i) {
   if (p->cfd >= 0) connect_drop(from); /* ours loses: the lower rank's connection is kept */
   if (p->cstep) connect_done(from);      /* (in flight or in its backoff) */
   int fd = q->fd;
-  gexi_sock_unwatch(fd);
-  q->fd = -1;
-  s->npending--;
+  pending_end(i, 1);
   gexi_sock_attach(from, fd);
 }
 
@@ -290,6 +290,9 @@ void gexi_sock_pending_io(unsigned i) {
       pending_refuse(i, "a hello from an address its claimed rank does not have");
       return;
     }
+    /* One handshake per claimed rank: a rank makes one attempt at a time,
+     * so an older one claiming it is a stranger's or one its rank gave up. */
+    if (s->claim[m->from]) pending_refuse(s->claim[m->from] - 1, "a newer hello claims its rank");
     q->from = m->from;
     memcpy(q->nonce_c, m->nonce_c, 16);
     gexi_random_bytes(q->nonce_l, 16);
@@ -299,6 +302,8 @@ void gexi_sock_pending_io(unsigned i) {
       return;
     }
     q->step = SOCK_HS_PROOF;
+    s->nhello--;
+    s->claim[q->from] = i + 1;
     return;
   }
   /* PROOF */
@@ -475,24 +480,6 @@ void gexi_sock_connect_soon(gex_Rank_t j) {
       p->cstep == 0)
     gexi_sock_connect(j);
   if (!nested) pthread_mutex_unlock(&s->poll_lock);
-}
-
-void gexi_sock_reach(gex_Rank_t j, int what) {
-  struct gexi_sock *s = S();
-  struct sock_peer *p = &s->peers[j];
-  int st = atomic_load_explicit(&p->state, memory_order_acquire);
-  if (st == SOCK_UP || st == SOCK_WAITING) return;
-  if (st == SOCK_CLOSED) gexi_sock_peer_gone(j, 1, "its connection is closed");
-  int nested = gexi_sock_polling();
-  if (nested || pthread_mutex_trylock(&s->poll_lock) == 0) {
-    if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN && p->cfd < 0 &&
-        p->cstep == 0)
-      gexi_sock_connect(j);
-    int going = atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_DOWN || p->cstep;
-    if (!nested) pthread_mutex_unlock(&s->poll_lock);
-    if (going) return;
-  }
-  gexi_sock_need(j, what);
 }
 
 /* Polls until j's connection is up (connecting first if nobody has). */

@@ -157,7 +157,7 @@ static const struct gexi_net_ops sock_ops = {
 static void raise_fd_limit(void) {
   struct rlimit r;
   if (getrlimit(RLIMIT_NOFILE, &r) != 0) return;
-  rlim_t want = (rlim_t)gexi_ctx.size + 64 + SOCK_PENDING_MAX;
+  rlim_t want = (rlim_t)gexi_ctx.size * 2 + 64 + SOCK_PENDING_MAX; /* peers, handshakes */
   if (r.rlim_cur >= want + 1024 || r.rlim_cur == r.rlim_max) return;
   r.rlim_cur = r.rlim_max;
   (void)setrlimit(RLIMIT_NOFILE, &r);
@@ -169,7 +169,6 @@ void gexi_sock_start(int one_host) {
   s->lfd = s->epfd = -1;
   pthread_mutex_init(&s->poll_lock, NULL);
   pthread_mutex_init(&s->reg_lock, NULL);
-  for (unsigned i = 0; i < SOCK_PENDING_MAX; i++) s->pend[i].fd = -1;
   __atomic_store_n(&gexi_ctx.sock, s, __ATOMIC_RELEASE);
   raise_fd_limit();
   gexi_sock_auth_init(one_host);
@@ -199,6 +198,11 @@ void gexi_sock_start(int one_host) {
   s->up = calloc(gexi_ctx.size, sizeof *s->up);
   s->trying = calloc(gexi_ctx.size, sizeof *s->trying);
   s->touched = calloc(gexi_ctx.size, sizeof *s->touched);
+  s->npend_cap = SOCK_PENDING_MAX + gexi_ctx.size;
+  s->pend = calloc(s->npend_cap, sizeof *s->pend);
+  s->claim = calloc(gexi_ctx.size, sizeof *s->claim);
+  if (!s->pend || !s->claim) gexi_fatal("out of memory");
+  for (unsigned i = 0; i < s->npend_cap; i++) s->pend[i].fd = -1;
   if (!all || !s->peers || !s->up || !s->trying || !s->touched) gexi_fatal("out of memory");
   s->connect_budget_ns = gexi_ctx.env.sock_connect_timeout * 1000000000ull;
   gexi_ctx.boot->allgather(gexi_ctx.boot, &mine, all, sizeof mine);

@@ -57,15 +57,10 @@ void gexi_sock_attach(gex_Rank_t j, int fd) {
     int v = (int)sndbuf;
     (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v);
   }
+  atomic_store_explicit(&p->credit, s->credit_bytes, memory_order_relaxed);
   gexi_sock_watch(fd, SOCK_EV_UP, j);
   s->up[s->nup++] = j;
-  /* Frames sent while the connection was being made wait in its queue,
-   * not yet counted among the queues to write (sock_send.c, q_early): from
-   * now on they are, and this poll writes them. */
-  gexi_sock_tx_lock(p);
-  if (p->qn) atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
   atomic_store_explicit(&p->state, SOCK_UP, memory_order_release);
-  gexi_sock_tx_unlock(p);
 }
 
 /* j's connection ended or broke (under poll_lock). */

@@ -67,12 +67,21 @@ static inline void q_open(struct sock_peer *p, struct sock_seg *last) {
 }
 
 /* Owned pieces: SOCK_PIECE bytes (or a larger frame's length); one
- * written piece of the usual size is kept per peer for the next. */
+ * written piece of the usual size is kept per peer for the next, for at
+ * most SOCK_SPARES_MAX peers of the process (a rank that has talked to a
+ * thousand peers would otherwise keep 16 MiB of them). */
 #define SOCK_PIECE ((size_t)16 << 10)
+#define SOCK_SPARES_MAX 64
+/* The first piece of an empty queue: room for a burst (a full piece
+ * follows if the burst outgrows it), but small, because a rank that sends
+ * a frame or two to each of a thousand peers between two polls (replies,
+ * ACKs) holds one such piece for each of them until the poll. */
+#define SOCK_FIRST_PIECE ((size_t)1 << 10)
 static char *piece_alloc(struct sock_peer *p, size_t cap) {
   char *b = p->spare;
   if (b && cap == SOCK_PIECE) {
     p->spare = NULL;
+    atomic_fetch_sub_explicit(&S()->nspares, 1, memory_order_relaxed);
     return b;
   }
   b = malloc(cap);
@@ -80,10 +89,13 @@ static char *piece_alloc(struct sock_peer *p, size_t cap) {
   return b;
 }
 static void piece_free(struct sock_peer *p, char *own, size_t cap) {
-  if (own && cap == SOCK_PIECE && !p->spare)
+  if (own && cap == SOCK_PIECE && !p->spare &&
+      atomic_load_explicit(&S()->nspares, memory_order_relaxed) < SOCK_SPARES_MAX) {
+    atomic_fetch_add_explicit(&S()->nspares, 1, memory_order_relaxed);
     p->spare = own;
-  else
+  } else {
     free(own);
+  }
 }
 
 /* A new owned piece of 'cap' bytes, empty, at the end of p's queue. */
@@ -129,7 +141,8 @@ static void q_push(struct sock_peer *p, const char *ptr, size_t n, int copy) {
       return;
     }
   }
-  struct sock_seg *g = q_new_piece(p, copy ? (n > SOCK_PIECE ? n : SOCK_PIECE) : 0);
+  size_t piece = p->qn ? SOCK_PIECE : SOCK_FIRST_PIECE;
+  struct sock_seg *g = q_new_piece(p, copy ? (n > piece ? n : piece) : 0);
   if (copy)
     memcpy(g->own, ptr, n);
   else
@@ -154,7 +167,7 @@ int gexi_sock_tx_open(gex_Rank_t j) {
 
 char *gexi_sock_tx_first(struct sock_peer *p, size_t len) {
   atomic_fetch_add_explicit(&S()->nqueued, 1, memory_order_relaxed);
-  struct sock_seg *g = q_new_piece(p, SOCK_PIECE);
+  struct sock_seg *g = q_new_piece(p, len > SOCK_FIRST_PIECE ? len : SOCK_FIRST_PIECE);
   g->len = len;
   p->qbytes += len;
   return g->own;
@@ -189,9 +202,8 @@ int gexi_sock_tx_first_send(gex_Rank_t j, struct sock_peer *p, size_t len) {
   }
   /* The tail after the frame (8-aligned: frames are), up to the piece's
    * end: the queue then holds at most the piece, a full batch. */
-  _Static_assert(SOCK_PIECE == SOCK_BATCH_MAX, "a piece holds a batch");
   p->tail = g->own + len;
-  p->tail_lim = g->own + SOCK_PIECE;
+  p->tail_lim = g->own + g->cap; /* (SOCK_FIRST_PIECE: less than a batch) */
   gexi_sock_tx_unlock(p);
   return 0;
 }
@@ -199,6 +211,7 @@ int gexi_sock_tx_first_send(gex_Rank_t j, struct sock_peer *p, size_t len) {
 void gexi_sock_q_drop(struct sock_peer *p) {
   p->tail = p->tail_lim = NULL;
   for (size_t i = 0; i < p->qn; i++) free(p->q[p->qhead + i].own);
+  if (p->spare) atomic_fetch_sub_explicit(&S()->nspares, 1, memory_order_relaxed);
   free(p->spare);
   p->spare = NULL;
   if (p->qn) atomic_fetch_sub_explicit(&S()->nqueued, 1, memory_order_relaxed);
@@ -292,23 +305,6 @@ void gexi_sock_flush_any(void) {
 
 static int may_wait(void) { return !gexi_in_handler_or_hsl() && !gexi_sock_polling(); }
 
-/* Under p's tx_lock, p's connection not made yet (an attempt in flight,
- * gexi_sock_reach): n bytes at ptr, copied, join its queue, written once
- * gexi_sock_attach counts the queue among those to write (until then it
- * is not in nqueued, so polls and sleeps go on as if nothing waited).  No
- * tail is left open: an open tail means a live connection.  So a rank
- * talking to many new peers makes their connections at once instead of
- * one after another. */
-static void q_early(struct sock_peer *p, const char *ptr, size_t n) {
-  atomic_store_explicit(&p->tx_queued, atomic_load_explicit(&p->tx_queued, memory_order_relaxed) + n,
-                        memory_order_relaxed);
-  q_push(p, ptr, n, 1);
-  p->tail = p->tail_lim = NULL;
-}
-
-/* Whether a peer in state st is one whose connection is on its way. */
-static inline int connecting(int st) { return st == SOCK_DOWN || st == SOCK_WAITING; }
-
 int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fault) {
   struct sock_peer *p = &S()->peers[j];
   gexi_sock_tx_lock(p);
@@ -319,14 +315,7 @@ int gexi_sock_send_small_locked(gex_Rank_t j, struct sock_peer *p, char *buf, si
                                 int batch, int fault) {
   struct gexi_sock *s = S();
   q_settle(p);
-  int st = atomic_load_explicit(&p->state, memory_order_acquire);
-  if (GEXI_UNLIKELY(st != SOCK_UP)) {
-    if (connecting(st)) {
-      ((struct sock_frame *)(void *)buf)->credit = 0; /* nothing came from it yet */
-      q_early(p, buf, len);
-      gexi_sock_tx_unlock(p);
-      return 1;
-    }
+  if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
     gexi_sock_tx_unlock(p);
     gexi_sock_peer_gone(j, fault, "its connection is closed");
     return 0;
@@ -413,20 +402,7 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   int batch = mode & SOCK_TX_BATCH;
   mode &= ~SOCK_TX_BATCH;
   lock_settled(p);
-  int st = atomic_load_explicit(&p->state, memory_order_acquire);
-  if (GEXI_UNLIKELY(st != SOCK_UP) && connecting(st) && mode == SOCK_TX_COPY) {
-    f->credit = 0; /* nothing came from it yet */
-    for (int k = 0; k < 4; k++) q_early(p, iov[k].iov_base, iov[k].iov_len);
-    gexi_sock_tx_unlock(p);
-    return;
-  }
-  if (GEXI_UNLIKELY(st != SOCK_UP) && connecting(st)) { /* borrowed data: wait for it */
-    gexi_sock_tx_unlock(p);
-    gexi_sock_need(j, what);
-    lock_settled(p);
-    st = atomic_load_explicit(&p->state, memory_order_acquire);
-  }
-  if (GEXI_UNLIKELY(st != SOCK_UP)) {
+  if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
     gexi_sock_tx_unlock(p);
     gexi_sock_peer_gone(j, fault, "its connection is closed");
     return;
