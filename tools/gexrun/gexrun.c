@@ -107,6 +107,7 @@ static struct job {
   int max_status;          /* highest exit status of the ranks */
   int death_code;          /* the job's status when a rank's death ended it (0: none) */
   int64_t deadline;        /* when to SIGKILL the survivors (ms), 0 = never */
+  int64_t exit_timeout_ms; /* GASNET_EXITTIMEOUT (and its formula), as the ranks read it */
   int kill_stage;          /* 0, 1 = ranks killed, 2 = remote shells killed */
   int64_t boot_deadline;   /* bootstrap timeout (ms), 0 = none */
   int boot_timeout;        /* seconds */
@@ -1231,6 +1232,7 @@ int main(int argc, char **argv) {
   if (!job.stall_secs) job.stall_secs = (int)gx_env_count("GEXRUN_STALL", 0, 0, 1000000);
   if (!job.stall_end) job.stall_end = gx_env_switch("GEXRUN_STALL_END", 0);
   job.boot_timeout = (int)gx_env_count("GEX_BOOTSTRAP_TIMEOUT", 60, 0, 1000000);
+  job.exit_timeout_ms = (int64_t)gx_env_exit_timeout_ms((uint64_t)n);
 
   /* Hosts and placement. */
   if (hosts) {
