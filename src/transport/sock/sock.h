@@ -325,7 +325,6 @@ static inline void gexi_sock_tx_unlock(struct sock_peer *p) {
 
 /* ---- sock_init.c ---- */
 void gexi_sock_start(int one_host);
-void gexi_sock_at_exit(void);
 uint64_t gexi_sock_now(void);
 /* One line about something refused (a stranger, a bad frame); only the
  * first few of a process are printed, every one is counted. */
@@ -438,6 +437,9 @@ uint64_t gexi_sock_rma_tails(void);
 int gexi_sock_flush_all(void);
 void gexi_sock_flush_any(void);
 void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why);
+/* At process exit (gexi_end_process): a BYE to every connected peer,
+ * behind what is queued for it, with a bounded effort. */
+void gexi_sock_at_exit(void);
 /* Drop everything queued for p (under tx_lock; its connection ended). */
 void gexi_sock_q_drop(struct sock_peer *p);
 
