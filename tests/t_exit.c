@@ -25,6 +25,19 @@
  *                       every rank calls exit(0); its atexit handler
  *                       runs and prints "ATEXIT rank R"                -> 0
  *
+ * After the first gasnet_exit the others have the exit timeout
+ * (GASNET_EXITTIMEOUT) to reach theirs, and their output on the way is kept:
+ *   t_exit lastline     after a barrier every rank prints "LASTLINE rank R"
+ *                       and calls gasnet_exit(0) at once; a rank a moment
+ *                       behind the first one to exit still prints      -> 0
+ *   t_exit late         after a barrier every rank but 0 calls
+ *                       gasnet_exit(0); rank 0 first computes for a
+ *                       second (no library call), polls once
+ *                       (gasnet_AMPoll), prints "LATE rank 0" and exits -> 0
+ *   t_exit straggler    the last rank calls gasnet_exit(3); rank 0 computes
+ *                       for 60 s and never reaches gasnet_exit: the exit
+ *                       timeout ends it (run with GASNET_EXITTIMEOUT=1) -> 3
+ *
  * gasnet_exit before gex_Client_Init keeps its code too:
  *   t_exit before_init      every rank calls gasnet_exit(9) before
  *                           gex_Client_Init                           -> 9
@@ -35,6 +48,7 @@
 #include "test_util.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -61,6 +75,12 @@ static void at_exit_print(void) {
   fflush(stdout);
 }
 
+/* Busy for 'secs' seconds without a library call. */
+static void compute(double secs) {
+  const double t0 = test_now();
+  while (test_now() - t0 < secs) sched_yield();
+}
+
 static void *exiter(void *arg) {
   (void)arg;
   printf("EXITING rank %u code 6 (from a second thread)\n", T.rank);
@@ -73,14 +93,15 @@ int main(int argc, char **argv) {
   static const char *modes[] = {"blockuntil", "handler", "zero",      "all",
                                 "thread",     "return",  "exit_all", "sigint",
                                 "sigint_dfl", "leave",   "before_init", "before_init_one",
-                                "big",        "big_one"};
+                                "big",        "big_one",  "lastline", "late",
+                                "straggler"};
   const int nmodes = (int)(sizeof modes / sizeof modes[0]);
   for (int i = 1; i < argc; i++)
     for (int k = 0; k < nmodes; k++)
       if (!strcmp(argv[i], modes[k])) mode = modes[k];
   if (!mode) {
     fprintf(stderr, "usage: t_exit blockuntil|handler|zero|all|thread|return|exit_all|sigint|"
-                    "sigint_dfl|leave|before_init|before_init_one|big|big_one\n");
+                    "sigint_dfl|leave|before_init|before_init_one|big|big_one|lastline|late|straggler\n");
     return 2;
   }
   if (!strncmp(mode, "before_init", 11)) {
@@ -132,6 +153,29 @@ int main(int argc, char **argv) {
     printf("EXITING rank %u by exit(0)\n", me);
     fflush(stdout);
     exit(0);
+  }
+  if (!strcmp(mode, "lastline")) {
+    test_barrier();
+    printf("LASTLINE rank %u\n", me);
+    fflush(stdout);
+    gasnet_exit(0);
+  }
+  if (!strcmp(mode, "late") || !strcmp(mode, "straggler")) {
+    const int late = !strcmp(mode, "late");
+    if (me == 0 && n > 1) {
+      compute(late ? 1.0 : 60.0);
+      CHECK(late && "the exit timeout should have ended rank 0");
+      gasnet_AMPoll(); /* a library call that polls: not the end yet */
+      printf("LATE rank 0\n");
+      fflush(stdout);
+      gasnet_exit(0);
+    }
+    if (late || me == x) {
+      printf("EXITING rank %u code %d\n", me, late ? 0 : 3);
+      fflush(stdout);
+      gasnet_exit(late ? 0 : 3);
+    }
+    GASNET_BLOCKUNTIL(*never == 1);
   }
   if (!strcmp(mode, "sigint")) signal(SIGQUIT, on_sigquit);
   if (!strcmp(mode, "thread")) {

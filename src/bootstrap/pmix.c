@@ -11,7 +11,8 @@
  * exit        gasnet_exit(code) must end the whole job with 'code':
  *             - code != 0: PMIx_Abort(code); the launcher kills the others
  *               and reports the code (mpirun exits with it).
- *             - code == 0: a fence bounded by a short grace period.  When
+ *             - code == 0: a fence bounded by the exit timeout
+ *               (GASNET_EXITTIMEOUT and its formula, core/env_parse.h).  When
  *               every rank is exiting (the usual collective exit after a
  *               barrier) the fence completes, each rank PMIx_Finalize()s and
  *               exits 0, and the launcher sees a clean end.  When this rank
@@ -55,9 +56,6 @@
 #if GEXI_HAVE_PMIX
 #include <pmix.h>
 
-/* Seconds a rank calling gasnet_exit(0) waits for the others to join the
- * exit before it ends them (the launcher bootstrap gives the same grace). */
-#define GEXI_PMIX_EXIT_GRACE_SECONDS 2
 #define GEXI_PMIX_DEFAULT_TIMEOUT 60
 
 struct pmix_boot {
@@ -65,6 +63,8 @@ struct pmix_boot {
   pmix_proc_t me;
   pmix_proc_t all; /* the whole namespace (PMIX_RANK_WILDCARD) */
   int timeout;     /* seconds per fence; 0: none */
+  int exit_timeout; /* seconds a rank calling gasnet_exit(0) waits in the exit fence for the
+                     * others (the exit timeout, rounded up; at least 1) */
   unsigned long seq;
   pid_t parent;    /* the launcher's daemon (watch_parent) */
 };
@@ -189,7 +189,7 @@ static void pmix_notify_exit(gexi_bootstrap_t *b, int code) {
    * launcher may end this process as soon as it hears of the abort. */
   fflush(stdout);
   fflush(stderr);
-  if (code == 0 && fence(p, 0, GEXI_PMIX_EXIT_GRACE_SECONDS) == PMIX_SUCCESS) {
+  if (code == 0 && fence(p, 0, p->exit_timeout) == PMIX_SUCCESS) {
     finalize_client_mpi();
     PMIx_Finalize(NULL, 0); /* every rank is exiting: a clean end */
     return;
@@ -333,6 +333,8 @@ gexi_bootstrap_t *gexi_bootstrap_pmix_start(void) {
   if (size == 0 || p->me.rank >= size)
     pmix_die(p, "bootstrap: PMIx reports no usable job size", PMIX_ERR_BAD_PARAM);
   p->pub.size = size;
+  const uint64_t ms = gexi_env_exit_timeout_ms(size);
+  p->exit_timeout = ms < 1000 ? 1 : ms > 1000000000ull ? 1000000 : (int)((ms + 999) / 1000);
   return &p->pub;
 }
 

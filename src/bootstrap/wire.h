@@ -36,9 +36,11 @@
  *              in answer to HELLO and before anything else.  It travels only
  *              on this socket (and, for remote ranks, the remote shell's
  *              stdin/stdout): never in argv or the environment.
- * A rank that receives EXIT, ABORT or DIED ends itself at once (exit status
- * arg0 for EXIT and ABORT, 1 for DIED); EOF on the socket means gexrun
- * itself is gone, and the rank ends too.
+ * A rank that receives ABORT or DIED ends itself at
+ * once (exit status arg0 for ABORT, 1 for DIED).  EXIT gives it the exit
+ * timeout (GASNET_EXITTIMEOUT) to reach gasnet_exit by itself; it then ends
+ * with status arg0 (docs/gexrun.md, "How a job ends").  EOF on the socket
+ * means gexrun itself is gone, and the rank ends too.
  *
  * Multi-host jobs: ranks on another host are children of a proxy, "gexrun
  * --proxy", started there through the remote shell; its stdin and stdout are

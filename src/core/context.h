@@ -210,10 +210,22 @@ struct gexi_context {
   pthread_mutex_t teams_lock;
   _Atomic uint64_t next_segment_id; /* gex_Segment_Create numbers (from 2) */
 
-  /* Set (by the bootstrap's watchdog) when another rank called gasnet_exit:
-   * the next poll in this process exits with exit_code. */
+  /* The job's exit, begun by another rank's gasnet_exit (core/progress.c,
+   * bootstrap/launcher.c).  The bootstrap's watchdog stores exit_code and
+   * exit_quiet_since (the time, gexi_now_ns) before it sets exit_requested
+   * (release), then gives this process the exit timeout to reach
+   * gasnet_exit by itself.  Meanwhile every poll in the process counts:
+   * one that moved something sets exit_quiet_since to now and clears
+   * exit_empty_polls, an empty one adds to exit_empty_polls; a poll that
+   * finds the process quiet long enough (GEXI_EXIT_QUIET_*) calls
+   * gasnet_exit(exit_code): whatever it waits for can no longer come. */
   _Atomic int exit_requested;
-  int exit_code;
+  _Atomic int exit_code;
+  _Atomic uint64_t exit_quiet_since;
+  _Atomic uint32_t exit_empty_polls;
+  /* Set by the first thread that ends the process (gexi_end_process): it
+   * alone runs the transports' at-exit work; any other waits for its _exit. */
+  _Atomic int ending;
 
   /* Device RMA operations that took the staged path, and device copies
    * started for NB and NBI ones (rma/rma_device.c; test hooks:
@@ -336,6 +348,9 @@ struct gexi_thread_state {
   void (*flush_deferred)(void);
   struct gexi_co_batches *co_batches; /* this thread's batches (NULL: none yet) */
   struct gexi_co_batch **co_peer;     /* co_batches->peer (one load less on the fast path) */
+  /* This thread is ending the process (gexi_end_process): a signal handler
+   * that calls gasnet_exit on it again goes straight to _exit. */
+  int ending;
 };
 /* Initial-exec: a fast path reaches it by the thread pointer and an offset
  * (one instruction; no descriptor call, so no stack alignment around it).
@@ -412,6 +427,8 @@ void gexi_reset_foreign_fatal_handlers(void); /* core/foreign_signals.c */
 #define GEXI_POLL_REPLIES 1
 /* Run pending handlers; returns how many messages were processed. */
 int gexi_poll(int what);
+/* The monotonic clock in nanoseconds. */
+uint64_t gexi_now_ns(void);
 /* Call when a wait loop made no progress: yields the CPU after a short run
  * of empty polls so oversubscribed nodes keep moving. */
 void gexi_idle(void);

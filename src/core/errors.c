@@ -54,7 +54,18 @@ static void emit(const char *fmt, va_list ap) {
 }
 
 void gexi_end_process(int code) {
-  gexi_net_at_exit();
+  /* One thread runs the at-exit work (it tells the network peers that this
+   * process leaves, with a bounded effort); a second one -- the watchdog's
+   * exit timeout racing a gasnet_exit, two fatal errors at once -- waits
+   * for that thread's _exit instead of cutting it short.  The thread that
+   * began comes back here only from a signal handler that interrupted it,
+   * and then ends at once. */
+  if (!gexi_tls.ending) {
+    gexi_tls.ending = 1;
+    if (atomic_exchange_explicit(&gexi_ctx.ending, 1, memory_order_acq_rel))
+      for (;;) pause();
+    gexi_net_at_exit();
+  }
   fflush(stdout);
   fflush(stderr);
   _exit(code);

@@ -39,7 +39,11 @@
 #define GEXRUN_VERSION "unknown"
 #endif
 
-#define EXIT_GRACE_MS 5000 /* after gasnet_exit or an abort: time for ranks to end */
+#define EXIT_GRACE_MS 5000 /* after an abort: time for ranks to end */
+/* After the first gasnet_exit the ranks have the exit timeout (GASNET_EXITTIMEOUT,
+ * job.exit_timeout_ms) to reach theirs; one that does not is ended by its own
+ * watchdog then, with a line naming it, and killed here this much later. */
+#define EXIT_KILL_MARGIN_MS 2000
 #define KILL_GRACE_MS 2000 /* after a death, an error or a signal */
 #define RSH_GRACE_MS 2000  /* after SIGKILL to the ranks: time for the proxies to report */
 #define EOF_GRACE_MS 1000  /* a link closed: time for its remote shell's exit status */
@@ -144,7 +148,7 @@ static struct job {
 
 static int is_remote(int r) { return !job.hosts[job.ranks[r].host].local; }
 
-static void set_deadline(int ms) {
+static void set_deadline(int64_t ms) {
   int64_t t = gx_now_ms() + ms;
   if (!job.deadline || t < job.deadline) job.deadline = t;
 }
@@ -357,8 +361,9 @@ static void job_exit(int r, uint32_t type, int32_t code) {
   job.have_code = 1;
   job.job_code = type == GEXI_WIRE_ABORT && code == 0 ? 1 : code;
   broadcast(gx_msg_new(type, code, r, NULL, 0), r);
-  set_deadline(EXIT_GRACE_MS);
+  set_deadline(type == GEXI_WIRE_EXIT ? job.exit_timeout_ms + EXIT_KILL_MARGIN_MS : EXIT_GRACE_MS);
 }
+
 
 /* ABORT_PEER: rank r ends the job because an operation with rank peer
  * failed (peer -1: with a rank it could not name, as for an NBI operation
@@ -1424,12 +1429,17 @@ int main(int argc, char **argv) {
       job.deadline = 0;
       if (job.kill_stage == 0) {
         job.kill_stage = 1;
-        int left = 0;
-        for (int r = 0; r < n; r++) left += job.ranks[r].alive;
+        int *late = gx_xmalloc((size_t)n * sizeof *late), left = 0;
+        for (int r = 0; r < n; r++)
+          if (job.ranks[r].alive) late[left++] = r;
         if (left) {
-          fprintf(stderr, "gexrun: killing %d rank(s) that did not end in time\n", left);
+          char list[256];
+          rank_list(late, left, list, sizeof list);
+          fprintf(stderr, "gexrun: killing rank%s %s: %s not end in time\n", left > 1 ? "s" : "",
+                  list, left > 1 ? "they did" : "it did");
           kill_all(SIGKILL);
         }
+        free(late);
         for (int h = 0; h < job.nhosts; h++)
           if (job.hosts[h].alive) set_deadline(RSH_GRACE_MS);
       } else {
