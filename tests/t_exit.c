@@ -37,6 +37,10 @@
  *   t_exit straggler    the last rank calls gasnet_exit(3); rank 0 computes
  *                       for 60 s and never reaches gasnet_exit: the exit
  *                       timeout ends it (run with GASNET_EXITTIMEOUT=1) -> 3
+ *   t_exit nobye        like zero, but the last rank first shuts down the
+ *                       sending side of each of its TCP connections: its
+ *                       peers see it leave without a BYE (sock transport),
+ *                       which is no failure once the job is exiting    -> 0
  *
  * gasnet_exit before gex_Client_Init keeps its code too:
  *   t_exit before_init      every rank calls gasnet_exit(9) before
@@ -47,11 +51,14 @@
  */
 #include "test_util.h"
 
-#include <pthread.h>
+#include <dirent.h>
 #include <sched.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 static const gex_AM_Index_t H_EXIT = GEX_AM_INDEX_BASE + 35;
 
@@ -75,6 +82,29 @@ static void at_exit_print(void) {
   fflush(stdout);
 }
 
+/* A FIN on every connected TCP stream of this process, without anything
+ * of the transport's own (what a peer sees when a rank leaves without its
+ * BYE); returns how many. */
+static int cut_tcp_streams(void) {
+  DIR *d = opendir("/proc/self/fd");
+  int n = 0;
+  if (!d) return 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    int fd = atoi(e->d_name), dom = 0, type = 0;
+    socklen_t l = sizeof dom;
+    struct sockaddr_storage a;
+    socklen_t al = sizeof a;
+    if (fd <= 2 || fd == dirfd(d)) continue;
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) != 0 || dom != AF_INET) continue;
+    l = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) != 0 || type != SOCK_STREAM) continue;
+    if (getpeername(fd, (struct sockaddr *)&a, &al) != 0) continue; /* the listener */
+    if (shutdown(fd, SHUT_WR) == 0) n++;
+  }
+  closedir(d);
+  return n;
+}
+
 /* Busy for 'secs' seconds without a library call. */
 static void compute(double secs) {
   const double t0 = test_now();
@@ -94,14 +124,14 @@ int main(int argc, char **argv) {
                                 "thread",     "return",  "exit_all", "sigint",
                                 "sigint_dfl", "leave",   "before_init", "before_init_one",
                                 "big",        "big_one",  "lastline", "late",
-                                "straggler"};
+                                "straggler",  "nobye"};
   const int nmodes = (int)(sizeof modes / sizeof modes[0]);
   for (int i = 1; i < argc; i++)
     for (int k = 0; k < nmodes; k++)
       if (!strcmp(argv[i], modes[k])) mode = modes[k];
   if (!mode) {
     fprintf(stderr, "usage: t_exit blockuntil|handler|zero|all|thread|return|exit_all|sigint|"
-                    "sigint_dfl|leave|before_init|before_init_one|big|big_one|lastline|late|straggler\n");
+                    "sigint_dfl|leave|before_init|before_init_one|big|big_one|lastline|late|straggler|nobye\n");
     return 2;
   }
   if (!strncmp(mode, "before_init", 11)) {
@@ -187,7 +217,7 @@ int main(int argc, char **argv) {
     GASNET_BLOCKUNTIL(*never == 1);
     CHECK(0 && "the job should have ended by gasnet_exit of the second thread");
   }
-  int code = !strcmp(mode, "zero") ? 0 : 7;
+  int code = !strcmp(mode, "zero") || !strcmp(mode, "nobye") ? 0 : 7;
   if (me != x) {
     CHECK(gex_RMA_PutBlockingVal(T.tm, x, T.peer_seg[x] + 8 * me, 1, 8, 0) == 0);
     GASNET_BLOCKUNTIL(*never == 1);
@@ -205,6 +235,7 @@ int main(int argc, char **argv) {
     kill(getpid(), SIGINT);
     for (;;) pause(); /* the signal ends this process */
   }
+  if (!strcmp(mode, "nobye")) printf("CUT %d TCP stream(s) of rank %u\n", cut_tcp_streams(), me);
   printf("EXITING rank %u code %d\n", me, code);
   fflush(stdout);
   gasnet_exit(code);

@@ -34,6 +34,9 @@ struct launcher {
   int have_result;
   unsigned char secret[GEXI_SECRET_LEN]; /* the job's secret (SECRET frame) */
   int have_secret;
+  /* gexrun's answer to this rank's ABORT_PEER: no death was seen, so this
+   * rank's report ends the job (an ABORT frame naming this rank). */
+  int own_abort;
   uint64_t exit_timeout_ms; /* GASNET_EXITTIMEOUT and its formula */
 };
 
@@ -91,6 +94,7 @@ static void wait_until(struct launcher *l, int (*done)(const struct launcher *),
 static int exit_was_requested(void) {
   return atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire);
 }
+static int verdict_came(const struct launcher *l) { return l->own_abort || exit_was_requested(); }
 
 /* Rank 'from' called gasnet_exit(code).  This process has the exit timeout
  * to reach gasnet_exit by itself, after whatever output it writes on the
@@ -167,6 +171,14 @@ static void *watchdog(void *arg) {
       case GEXI_WIRE_EXIT:
         exit_requested(l, h.arg0, h.arg1);
       case GEXI_WIRE_ABORT:
+        if (h.arg1 == (int32_t)l->pub.rank) { /* the verdict on this rank's ABORT_PEER */
+          free(payload);
+          pthread_mutex_lock(&l->lock);
+          l->own_abort = 1;
+          pthread_cond_broadcast(&l->cond);
+          pthread_mutex_unlock(&l->lock);
+          continue;
+        }
         fprintf(stderr, "libgex: rank %u: ending: rank %d failed\n", l->pub.rank, h.arg1);
         gexi_end_process(h.arg0 ? h.arg0 : 1);
       case GEXI_WIRE_DIED:
@@ -212,16 +224,16 @@ static void launcher_notify_leave(gexi_bootstrap_t *b, int code) {
 }
 /* An operation with 'peer' failed (GEX_RANK_INVALID: a peer this rank
  * cannot name).  gexrun waits a moment for a rank's death before it blames
- * this one; for an unnamed peer this rank waits as long for that verdict,
- * so that the watchdog prints which rank died ("ending: rank D ...") before
- * the process ends. */
-#define GEXI_PEER_VERDICT_SECONDS 3
+ * this one; this rank waits a little longer for that verdict, which ends
+ * it through the watchdog when a rank died (the watchdog prints which one),
+ * comes back as an ABORT naming this rank when none did, or is the job's
+ * exit. */
+#define GEXI_PEER_VERDICT_MS 3000
 static void launcher_notify_peer_failed(gexi_bootstrap_t *b, int code, uint32_t peer) {
   struct launcher *l = (struct launcher *)b;
   write_frame_to(l, GEXI_WIRE_ABORT_PEER, code, (int32_t)peer, NULL, 0);
-  if (peer != GEX_RANK_INVALID) return;
   pthread_mutex_lock(&l->lock);
-  wait_until(l, NULL, gexi_now_ns() + GEXI_PEER_VERDICT_SECONDS * 1000000000ull);
+  wait_until(l, verdict_came, gexi_now_ns() + GEXI_PEER_VERDICT_MS * 1000000ull);
   pthread_mutex_unlock(&l->lock);
 }
 

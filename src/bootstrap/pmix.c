@@ -7,7 +7,10 @@
  *             ("gex.ag.<seq>"), commits, fences with data collection, then
  *             reads every rank's value from its local store.  A round of
  *             length 0 (barrier) is a fence without data.
- * abort       PMIx_Abort: the launcher ends every process of the job.
+ * abort       PMIx_Abort: the launcher ends every process of the job.  A
+ *             failed network operation with a peer (which may have died)
+ *             waits a few seconds first: the launcher's report of a death
+ *             is the job's end then, not this rank's abort.
  * exit        gasnet_exit(code) must end the whole job with 'code':
  *             - code != 0: PMIx_Abort(code); the launcher kills the others
  *               and reports the code (mpirun exits with it).
@@ -47,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
@@ -155,6 +159,36 @@ static void pmix_allgather(gexi_bootstrap_t *b, const void *mine, void *out, siz
     PMIX_VALUE_RELEASE(got);
   }
   PMIX_INFO_DESTRUCT(&opt);
+}
+
+/* An operation with a peer failed (the peer may have died).  The launcher
+ * learns of a death on its own (mpirun within about a second) and then
+ * ends the job as that death, with its status (137 for SIGKILL): this rank
+ * waits that long before it reports the failure and aborts the job itself,
+ * so that its abort (status 1) does not hide the death.  Nothing tells a
+ * PMIx rank of the verdict: the wait is a timed wait that the launcher's
+ * SIGKILL cuts short. */
+#define GEXI_PMIX_PEER_VERDICT_MS 5000
+static void pmix_notify_peer_failed(gexi_bootstrap_t *b, int code, uint32_t peer) {
+  (void)b;
+  (void)code;
+  (void)peer;
+  fflush(stdout);
+  fflush(stderr);
+  pthread_condattr_t ca;
+  pthread_cond_t never;
+  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&never, &ca);
+  pthread_condattr_destroy(&ca);
+  const uint64_t t = gexi_now_ns() + GEXI_PMIX_PEER_VERDICT_MS * 1000000ull;
+  const struct timespec deadline = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
+  pthread_mutex_lock(&m);
+  while (pthread_cond_timedwait(&never, &m, &deadline) != ETIMEDOUT) {
+  }
+  pthread_mutex_unlock(&m);
+  pthread_cond_destroy(&never);
 }
 
 static void pmix_notify_abort(gexi_bootstrap_t *b, int code) {
@@ -309,6 +343,7 @@ gexi_bootstrap_t *gexi_bootstrap_pmix_start(void) {
   p->pub.notify_exit = pmix_notify_exit;
   p->pub.notify_abort = pmix_notify_abort;
   p->pub.notify_leave = pmix_notify_leave;
+  p->pub.notify_peer_failed = pmix_notify_peer_failed;
   p->pub.secret = pmix_secret;
   p->pub.secret_exposure =
       "under a PMIx launcher the job secret travels between hosts on the launcher's daemon "

@@ -382,10 +382,17 @@ static inline int gexi_in_handler_or_hsl(void) {
 #endif
 /* Print "libgex: rank R: <msg>" as one line and end the job (status 1). */
 GEXI_NORETURN void gexi_fatal(const char *fmt, ...) GEXI_PRINTF(1, 2);
-/* gexi_fatal for a failed operation with jobrank 'peer' (a network error;
- * GEX_RANK_INVALID: a peer this rank cannot name, as for an NBI operation):
- * the launcher reports the peer's (or any rank's) death instead if it died
- * first. */
+/* An operation with jobrank 'peer' failed (a network error; GEX_RANK_INVALID:
+ * a peer this rank cannot name, as for an NBI operation in flight): tell the
+ * launcher and wait, bounded, for its verdict.  A death it confirms (of that
+ * peer, or of any rank) ends this process meanwhile, through the bootstrap's
+ * watchdog, which names the dead rank.  Returns 1 when the job's exit was
+ * requested before or meanwhile (the peer left with it: no fault), 0 when
+ * the failure is this rank's to report (then it ends the job itself). */
+int gexi_await_peer_verdict(gex_Rank_t peer);
+/* gexi_fatal for such a failure: the message is printed only when the
+ * verdict leaves the report to this rank; the job's exit ends the process
+ * quietly with the job's code. */
 GEXI_NORETURN void gexi_fatal_peer(gex_Rank_t peer, const char *fmt, ...) GEXI_PRINTF(2, 3);
 /* Print "libgex: rank R: <msg>" as one line, always (security reports). */
 void gexi_say(const char *fmt, ...) GEXI_PRINTF(1, 2);

@@ -86,19 +86,25 @@ void gexi_fatal(const char *fmt, ...) {
   gexi_end_process(1);
 }
 
+int gexi_await_peer_verdict(gex_Rank_t peer) {
+  if (!atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire) && gexi_ctx.boot &&
+      gexi_ctx.boot->notify_peer_failed)
+    gexi_ctx.boot->notify_peer_failed(gexi_ctx.boot, 1, peer);
+  return atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire);
+}
+
 void gexi_fatal_peer(gex_Rank_t peer, const char *fmt, ...) {
+  char msg[900];
   va_list ap;
   va_start(ap, fmt);
-  emit(fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  backtrace_if_requested();
-  if (gexi_ctx.boot) {
-    if (gexi_ctx.boot->notify_peer_failed)
-      gexi_ctx.boot->notify_peer_failed(gexi_ctx.boot, 1, peer);
-    else
-      gexi_ctx.boot->notify_abort(gexi_ctx.boot, 1);
-  }
-  gexi_end_process(1);
+  /* Nothing is said before the launcher's verdict: a death it confirms is
+   * reported by the bootstrap's watchdog (which ends this process), and the
+   * end of the job explains the failure without a word. */
+  if (gexi_await_peer_verdict(peer))
+    gexi_end_process(atomic_load_explicit(&gexi_ctx.exit_code, memory_order_relaxed));
+  gexi_fatal("%s", msg);
 }
 
 void gexi_say(const char *fmt, ...) {

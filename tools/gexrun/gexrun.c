@@ -364,6 +364,13 @@ static void job_exit(int r, uint32_t type, int32_t code) {
   set_deadline(type == GEXI_WIRE_EXIT ? job.exit_timeout_ms + EXIT_KILL_MARGIN_MS : EXIT_GRACE_MS);
 }
 
+/* Rank r's ABORT_PEER ends the job as its abort (no death was seen): r is
+ * told too (an ABORT naming itself), so that it reports its failure at
+ * once instead of waiting out its own bound for a verdict. */
+static void peer_report_ends_job(int r, int32_t code) {
+  job_exit(r, GEXI_WIRE_ABORT, code);
+  if (job.ranks[r].alive) send_to_rank(r, gx_msg_new(GEXI_WIRE_ABORT, code, r, NULL, 0));
+}
 
 /* ABORT_PEER: rank r ends the job because an operation with rank peer
  * failed (peer -1: with a rank it could not name, as for an NBI operation
@@ -379,7 +386,7 @@ static void peer_failed(int r, int32_t code, int32_t peer) {
   if (job.peer_fail_deadline) return; /* a grace runs: it decides (several survivors report) */
   if (peer != -1 && (peer < 0 || peer >= job.nranks || peer == r || !job.ranks[peer].alive ||
                      job.ranks[peer].said_exit)) {
-    job_exit(r, GEXI_WIRE_ABORT, code);
+    peer_report_ends_job(r, code);
     return;
   }
   job.peer_fail_from = r;
@@ -391,7 +398,7 @@ static void peer_failed(int r, int32_t code, int32_t peer) {
 /* The grace of an ABORT_PEER ran out (or a death ended the job meanwhile). */
 static void peer_fail_expired(void) {
   job.peer_fail_deadline = 0;
-  if (!job.ending) job_exit(job.peer_fail_from, GEXI_WIRE_ABORT, job.peer_fail_code);
+  if (!job.ending) peer_report_ends_job(job.peer_fail_from, job.peer_fail_code);
 }
 
 /* ---- all-gather ---- */

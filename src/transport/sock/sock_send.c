@@ -31,14 +31,16 @@ void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
   atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
+  /* A peer that leaves once the job's exit has begun (with BYE or not: its
+   * flush at exit is bounded) is no fault; nor is anything while this
+   * process leaves.  Otherwise the launcher decides who is to blame: a rank
+   * that died, or the job's exit that has not reached this rank yet. */
   if (!fault || atomic_load_explicit(&s->leaving, memory_order_acquire) ||
-      atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire))
+      gexi_await_peer_verdict(j))
     return;
   if (p->bye)
-    gexi_fatal_peer(j, "network (sock): rank %u has left the job; nothing more can reach it",
-                    (unsigned)j);
-  gexi_fatal_peer(j, "network (sock): rank %u is unreachable: %s (rank %u died or its host is "
-                     "down)", (unsigned)j, why, (unsigned)j);
+    gexi_fatal("network (sock): rank %u has left the job; nothing more can reach it", (unsigned)j);
+  gexi_fatal("network (sock): rank %u is unreachable: %s", (unsigned)j, why);
 }
 
 /* Fold the frames written at p's open tail into its accounts, and close
