@@ -318,8 +318,11 @@ pid_t gx_spawn_rank(const struct gx_rank_spec *s, int *boot_fd) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
   execvp(s->argv[0], s->argv);
-  fprintf(stderr, "gexrun: cannot execute '%s': %s\n", s->argv[0], strerror(errno));
-  _exit(127);
+  /* A shell's statuses: 127 when there is no such program, 126 when it
+   * cannot be run (docs/gexrun.md, "Exit status"). */
+  const int e = errno;
+  fprintf(stderr, "gexrun: cannot execute '%s': %s\n", s->argv[0], strerror(e));
+  _exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
 }
 
 /* ---- capacity of this host ---- */
