@@ -130,10 +130,12 @@ set(GEX_LASTLINE_EXPECT --status 0 --within 30 --nogrep "unreachable|died|left t
 foreach(r RANGE 7)
   list(APPEND GEX_LASTLINE_EXPECT --grep "^LASTLINE rank ${r}$")
 endforeach()
-gex_add_driver_test(net_sock_exit_lastline_n8 LABELS "net;net_sock;exit;n8"
-  COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_sock} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 20
-          ${GEX_BASH} ${GEX_EXPECT} ${GEX_LASTLINE_EXPECT}
-          -- $<TARGET_FILE:gexrun> -n 8 $<TARGET_FILE:t_exit> lastline @TOKEN@)
+foreach(m lastline firstbarrier) # (firstbarrier: the barrier makes the connections)
+  gex_add_driver_test(net_sock_exit_${m}_n8 LABELS "net;net_sock;exit;n8"
+    COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_sock} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 20
+            ${GEX_BASH} ${GEX_EXPECT} ${GEX_LASTLINE_EXPECT}
+            -- $<TARGET_FILE:gexrun> -n 8 $<TARGET_FILE:t_exit> ${m} @TOKEN@)
+endforeach()
 foreach(n 4 7)
   gex_add_driver_test(net_sock_exit_nobye_n${n} LABELS "net;net_sock;exit;n${n}"
     COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_sock} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 5

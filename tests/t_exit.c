@@ -30,6 +30,10 @@
  *   t_exit lastline     after a barrier every rank prints "LASTLINE rank R"
  *                       and calls gasnet_exit(0) at once; a rank a moment
  *                       behind the first one to exit still prints      -> 0
+ *   t_exit firstbarrier the same with the job's first barrier, right after
+ *                       gex_Client_Init: over the network its messages go
+ *                       to peers not connected yet, and the first rank to
+ *                       exit may still owe one                         -> 0
  *   t_exit late         after a barrier every rank but 0 calls
  *                       gasnet_exit(0); rank 0 first computes for a
  *                       second (no library call), polls once
@@ -124,14 +128,15 @@ int main(int argc, char **argv) {
                                 "thread",     "return",  "exit_all", "sigint",
                                 "sigint_dfl", "leave",   "before_init", "before_init_one",
                                 "big",        "big_one",  "lastline", "late",
-                                "straggler",  "nobye"};
+                                "straggler",  "nobye",    "firstbarrier"};
   const int nmodes = (int)(sizeof modes / sizeof modes[0]);
   for (int i = 1; i < argc; i++)
     for (int k = 0; k < nmodes; k++)
       if (!strcmp(argv[i], modes[k])) mode = modes[k];
   if (!mode) {
     fprintf(stderr, "usage: t_exit blockuntil|handler|zero|all|thread|return|exit_all|sigint|"
-                    "sigint_dfl|leave|before_init|before_init_one|big|big_one|lastline|late|straggler|nobye\n");
+                    "sigint_dfl|leave|before_init|before_init_one|big|big_one|lastline|late|\n"
+                    "straggler|nobye|firstbarrier\n");
     return 2;
   }
   if (!strncmp(mode, "before_init", 11)) {
@@ -143,6 +148,13 @@ int main(int argc, char **argv) {
       fflush(stdout);
       gasnet_exit(9);
     }
+  }
+  if (!strcmp(mode, "firstbarrier")) { /* no segment, no barrier of test_init's */
+    test_init_client(&argc, &argv, "T_EXIT", 0);
+    test_barrier();
+    printf("LASTLINE rank %u\n", T.rank);
+    fflush(stdout);
+    gasnet_exit(0);
   }
   gex_AM_Entry_t tab[] = {
       {H_EXIT, (gex_AM_Fn_t)h_exit, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "exit"}};
