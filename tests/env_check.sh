@@ -76,7 +76,11 @@ GEX_SUPERNODE_MAXSIZE=abc bash "$here/expect.sh" --status 1 --within 60 --nogrep
 
 # gexrun's own variables: status 2 before any rank starts
 for c in "GEX_BOOTSTRAP_TIMEOUT|abc|not a whole number" "GEX_BOOTSTRAP_TIMEOUT|-3|negative" \
-         "GEXRUN_VERBOSE|maybe|not a yes/no value"; do
+         "GEXRUN_VERBOSE|maybe|not a yes/no value" \
+         "GASNET_EXITTIMEOUT|abc|not a number of seconds" \
+         "GASNET_EXITTIMEOUT|1e3|not a number of seconds: unexpected 'e3'" \
+         "GASNET_EXITTIMEOUT_MIN|-1|negative" "GASNET_EXITTIMEOUT_FACTOR|.|no digits after" \
+         "GASNET_EXITTIMEOUT_MAX|2000000|at most 1000000 seconds"; do
   IFS='|' read -r name value why <<<"$c"
   ncase=$((ncase + 1))
   env "$name=$value" bash "$here/expect.sh" --status 2 --within 60 --nogrep '^PASS' \
@@ -104,6 +108,7 @@ good "GEX_COLL_HIER=no GEX_COLL_FORCE_AM=off GEX_AD_FORCE_AM=FALSE GEX_VIS_PACK_
 good "GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock GEX_SOCK_AM_CREDIT=64K GEX_SOCK_IFACE=lo" 2 nbrhd 1
 good "GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock GEX_WAIT_MODE=block" 2 nbrhd 1
 good "GEX_WAIT_MODE=spin" 2 nbrhd 2
+good "GASNET_EXITTIMEOUT=2.5 GASNET_EXITTIMEOUT_FACTOR=.1" 2 nbrhd 2
 ncase=$((ncase + 1))
 env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock GEX_SOCK_IFACE=nosuch0 \
   bash "$here/expect.sh" --status 1 --within 60 --nogrep '^PASS' \

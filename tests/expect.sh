@@ -94,7 +94,9 @@ fi
 if [ "$over" = 1 ] || { [ "$rc" = 124 ] && [ "$elapsed_ms" -ge $((within * 10000)) ]; }; then
   problem "did not end within ${within} fair-share seconds (killed)"
 fi
-if [ "$rc" = 126 ] || [ "$rc" = 127 ]; then
+# (unless that status is the one expected: a launcher's own for a program
+# it cannot start)
+if { [ "$rc" = 126 ] || [ "$rc" = 127 ]; } && [ "$want:$status" != "status:$rc" ]; then
   problem "the command could not be run (status $rc)"
 fi
 case "$want" in

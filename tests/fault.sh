@@ -3,7 +3,7 @@
 #
 # usage: fault.sh <gexrun> <ranks> <fault_prog> <mode>
 #   modes: sigkill_self sigkill_in_handler exit_noexit kill_rank kill_flooded
-#          kill_rma kill_nbi kill_gexrun (see fault_prog.c), and stop_rank:
+#          kill_rma kill_nbi kill_alltoall kill_gexrun (see fault_prog.c), and stop_rank:
 #          rank 1 of fault_prog's kill_rank is stopped (SIGSTOP) instead, and
 #          gexrun --stall 2 --stall-end must name it and end the job
 #          (END_BOUND counts from the end of the 2 s)
@@ -11,7 +11,8 @@
 # Checks: the job ends within a bound after the fault (measured from the
 # fault when this script causes it, else over the whole run); gexrun's status
 # is non-zero; for a rank death, gexrun names the dead rank and its pid and
-# how it died, and every other rank prints a line naming the dead rank; no
+# how it died, and every other rank prints a line naming the dead rank and
+# no line of a rank names another rank (a survivor is never blamed); no
 # process of the job survives (bounded poll, death by PDEATHSIG is
 # asynchronous); /dev/shm gains no entries.
 set -u
@@ -89,13 +90,13 @@ case "$mode" in
     [ -n "$t_fault" ] || { problem "the victim never announced its death"; t_fault=$(now_ms); }
     wait_gexrun $((END_BOUND * 1000))
     ;;
-  kill_rank|kill_flooded|kill_rma|kill_nbi)
+  kill_rank|kill_flooded|kill_rma|kill_nbi|kill_alltoall)
     victim=1
     for r in $(seq 0 $((n - 1))); do rank_pid "$r" >/dev/null || problem "rank $r never printed its pid"; done
     # everyone has started flooding / moving data (bounded wait)
     started=
     [ "$mode" = kill_flooded ] && started=FLOODING
-    [ "$mode" = kill_rma ] || [ "$mode" = kill_nbi ] && started=MOVING
+    case "$mode" in kill_rma|kill_nbi|kill_alltoall) started=MOVING ;; esac
     if [ -n "$started" ]; then
       gex_clock_start
       while gex_clock_below 30000; do
@@ -153,7 +154,7 @@ fi
 [ "$grc" != 0 ] || problem "gexrun exited with status 0"
 # A rank killed by signal 9 ends the job with 128 + 9, as the reference's spawners do.
 case "$mode" in
-  sigkill_*|kill_rank|kill_flooded|kill_rma|kill_nbi|stop_rank)
+  sigkill_*|kill_rank|kill_flooded|kill_rma|kill_nbi|kill_alltoall|stop_rank)
     [ "$grc" = 137 ] || problem "gexrun exited with status $grc, expected 137 (a rank killed by signal 9)" ;;
   exit_noexit)
     [ "$grc" = 3 ] || problem "gexrun exited with status $grc, expected 3 (the rank's exit status)" ;;
@@ -170,7 +171,7 @@ fi
 
 if [ -n "$victim" ]; then
   case "$mode" in
-    sigkill_*|kill_rank|kill_flooded|kill_rma|kill_nbi|stop_rank) how="was killed by signal 9" ;;
+    sigkill_*|kill_rank|kill_flooded|kill_rma|kill_nbi|kill_alltoall|stop_rank) how="was killed by signal 9" ;;
     exit_noexit) how="exited with status 3 without calling gasnet_exit" ;;
   esac
   grep -E "^gexrun: rank $victim \(pid ${vpid:-[0-9]+}\) $how" "$out" >/dev/null ||
@@ -183,6 +184,13 @@ if [ -n "$victim" ]; then
     grep -E "^libgex: rank $r: .*\brank $victim\b" "$out" >/dev/null ||
       problem "rank $r printed no line naming the dead rank $victim"
   done
+  # a survivor's lines name no rank but the dead one (not another survivor
+  # whose end it saw while the job ended)
+  blamed=$(grep -E "^libgex: rank [0-9]+: " "$out" | while IFS= read -r line; do
+    others=$(printf '%s\n' "${line#libgex: rank * }" | grep -oE "\brank [0-9]+" | grep -vx "rank $victim")
+    [ -z "$others" ] || printf '%s; ' "$line"
+  done)
+  [ -z "$blamed" ] || problem "a rank's line names another rank than the dead rank $victim: $blamed"
 fi
 
 shm_new=$(gex_shm_new "$shm_before")

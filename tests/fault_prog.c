@@ -19,6 +19,12 @@
  *                       failed Put); fault.sh kill -9s rank 1 once
  *                       everyone is moving data
  *   kill_nbi            as kill_rma, with NBI Puts and Gets in flight
+ *   kill_alltoall       every rank Puts to, Gets from and sends AMs to every
+ *                       other rank without pause (run over the network:
+ *                       when rank 1 dies, the survivors' operations with
+ *                       it and, as they end, with each other fail; only
+ *                       rank 1 may be named); fault.sh kill -9s rank 1
+ *                       once everyone is moving data
  *   kill_gexrun         every rank waits (rank 0 polling, the others in a
  *                       barrier) for fault.sh to kill -9 gexrun itself
  *
@@ -142,6 +148,26 @@ int main(int argc, char **argv) {
         gex_RMA_PutNBI(T.tm, 1, T.peer_seg[1] + 64 * (size_t)k, buf[k], 64, GEX_EVENT_DEFER, 0);
       gex_RMA_GetNBI(T.tm, buf[i % 32], 1, T.peer_seg[1] + 3072, 64, 0);
       if (i % 16 == 15) gex_NBI_Wait(GEX_EC_ALL, 0);
+    }
+    printf("NOT ENDED: rank %u is still running 60 s after the fault\n", me);
+    fflush(stdout);
+    gasnet_exit(0);
+  }
+  if (!strcmp(mode, "kill_alltoall")) {
+    printf("MOVING rank %u\n", me);
+    fflush(stdout);
+    static unsigned char buf[64], got[64];
+    double t0 = test_now();
+    for (unsigned long i = 0; test_now() - t0 < 60.0; i++) {
+      memset(buf, (int)(i & 0xff), sizeof buf);
+      for (gex_Rank_t k = 1; k < n; k++) { /* slot 'me' of every other rank's segment */
+        const gex_Rank_t p = (me + k) % n;
+        gex_RMA_PutNBI(T.tm, p, T.peer_seg[p] + 64 * (size_t)me, buf, sizeof buf, GEX_EVENT_NOW, 0);
+        CHECK(gex_AM_RequestShort1(T.tm, p, H_DIE + 1, 0, 0) == 0);
+      }
+      const gex_Rank_t p = (me + 1 + (gex_Rank_t)(i % (n - 1))) % n;
+      gex_RMA_GetBlocking(T.tm, got, p, T.peer_seg[p] + 64 * (size_t)p, sizeof got, 0);
+      gex_NBI_Wait(GEX_EC_ALL, 0);
     }
     printf("NOT ENDED: rank %u is still running 60 s after the fault\n", me);
     fflush(stdout);

@@ -65,6 +65,18 @@ foreach(n 2 4)
     COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_tcp} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh
             $<TARGET_FILE:gexrun> ${n} $<TARGET_FILE:fault_prog> kill_rma)
 endforeach()
+# The end of a good job (net_sock.cmake's net_sock_exit_{lastline,firstbarrier}_n8) over
+# tcp;ofi_rxm, 5 times; and a rank killed during all-to-all traffic.
+foreach(m lastline firstbarrier)
+  gex_add_driver_test(net_tcp_exit_${m}_n8 LABELS "net;net_tcp;exit;n8"
+    COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_tcp} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 5
+            ${GEX_BASH} ${GEX_EXPECT} ${GEX_LASTLINE_EXPECT}
+            -- $<TARGET_FILE:gexrun> -n 8 $<TARGET_FILE:t_exit> ${m} @TOKEN@)
+endforeach()
+gex_add_driver_test(net_tcp_fault_kill_alltoall_n4 LABELS "net;net_tcp;fault;n4"
+  COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_tcp} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 3
+          ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh
+          $<TARGET_FILE:gexrun> 4 $<TARGET_FILE:fault_prog> kill_alltoall)
 # The same with NBI operations in flight, whose failures cannot name their
 # peer, over the default provider (net) and tcp;ofi_rxm.
 foreach(n 2 4)

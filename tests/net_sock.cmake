@@ -10,6 +10,7 @@
 #   net_sockbatch*_t_am_batch   floods of small AMs, which leave in batches
 #   net_sock{,mix}inplace_<test>  small NBI Puts and Gets written in place
 #   net_sock{block,spin}_<test>  the other wait policies (GEX_WAIT_MODE)
+#   net_sock_exit_*            the end of a job (docs/gexrun.md, "How a job ends")
 # Labels: net, net_sock, net_sockmix, net_sockcredit, net_sockbatch*, net_sockblock,
 # net_sockspin, net_sock*inplace, netns_sock.
 
@@ -110,6 +111,46 @@ foreach(m kill_rma kill_nbi kill_flooded)
     COMMAND env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock ${GEX_BASH}
             ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh $<TARGET_FILE:gexrun> 4 $<TARGET_FILE:fault_prog> ${m})
 endforeach()
+# The same with every rank Putting to, Getting from and sending AMs to every
+# other (8 ranks: oversubscribed), 5 times each: only the killed rank is
+# ever named, never a survivor whose end another survivor saw.
+foreach(n 4 8)
+  gex_add_driver_test(net_sock_fault_kill_alltoall_n${n} LABELS "net;net_sock;fault;n${n}"
+    COMMAND env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock ${GEX_BASH}
+            ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 5 ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/fault.sh
+            $<TARGET_FILE:gexrun> ${n} $<TARGET_FILE:fault_prog> kill_alltoall)
+endforeach()
+# The end of a good job over the network (docs/gexrun.md, "How a job
+# ends"): 8 ranks each print a line and call gasnet_exit(0) right after a
+# barrier (t_exit lastline), 20 times; every run shows all 8 lines, exits 0
+# and says nothing of a rank that died or is unreachable.  A rank that
+# leaves without its BYE while the job exits (t_exit nobye: its peers see
+# its end of file before they hear of the exit) is no failure either.
+set(GEX_LASTLINE_EXPECT --status 0 --within 30 --nogrep "unreachable|died|left the job|^libgex|^gexrun")
+foreach(r RANGE 7)
+  list(APPEND GEX_LASTLINE_EXPECT --grep "^LASTLINE rank ${r}$")
+endforeach()
+foreach(m lastline firstbarrier) # (firstbarrier: the barrier makes the connections)
+  gex_add_driver_test(net_sock_exit_${m}_n8 LABELS "net;net_sock;exit;n8"
+    COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_sock} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 20
+            ${GEX_BASH} ${GEX_EXPECT} ${GEX_LASTLINE_EXPECT}
+            -- $<TARGET_FILE:gexrun> -n 8 $<TARGET_FILE:t_exit> ${m} @TOKEN@)
+endforeach()
+foreach(n 4 7)
+  gex_add_driver_test(net_sock_exit_nobye_n${n} LABELS "net;net_sock;exit;n${n}"
+    COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_sock} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 5
+            ${GEX_BASH} ${GEX_EXPECT} --status 0 --within 30 --grep "^CUT [1-9][0-9]* TCP stream"
+            --nogrep "unreachable|died|left the job|^libgex|^gexrun"
+            -- $<TARGET_FILE:gexrun> -n ${n} $<TARGET_FILE:t_exit> nobye @TOKEN@)
+endforeach()
+# With GASNET_CATCH_EXIT=0 every rank leaves by exit(0) after a barrier:
+# each says BYE on its way out, so that the others, still leaving, do not
+# take its end for a failure (5 times).
+gex_add_driver_test(net_sock_exit_leave_n4 LABELS "net;net_sock;exit;n4"
+  COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_sock} GASNET_CATCH_EXIT=0 ${GEX_BASH}
+          ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 5 ${GEX_BASH} ${GEX_EXPECT} --status 0 --within 30
+          --grep "^ATEXIT rank 0$" --grep "^ATEXIT rank 3$" --nogrep "^libgex|^gexrun"
+          -- $<TARGET_FILE:gexrun> -n 4 $<TARGET_FILE:t_exit> leave @TOKEN@)
 # Without a choice, a job whose hosts have no RDMA device runs over the
 # sock transport (docs/network.md), also with the reference's
 # GASNET_SUPERNODE_MAXSIZE; skipped where this host has one.

@@ -25,6 +25,27 @@
  *                       every rank calls exit(0); its atexit handler
  *                       runs and prints "ATEXIT rank R"                -> 0
  *
+ * After the first gasnet_exit the others have the exit timeout
+ * (GASNET_EXITTIMEOUT) to reach theirs, and their output on the way is kept:
+ *   t_exit lastline     after a barrier every rank prints "LASTLINE rank R"
+ *                       and calls gasnet_exit(0) at once; a rank a moment
+ *                       behind the first one to exit still prints      -> 0
+ *   t_exit firstbarrier the same with the job's first barrier, right after
+ *                       gex_Client_Init: over the network its messages go
+ *                       to peers not connected yet, and the first rank to
+ *                       exit may still owe one                         -> 0
+ *   t_exit late         after a barrier every rank but 0 calls
+ *                       gasnet_exit(0); rank 0 first computes for a
+ *                       second (no library call), polls once
+ *                       (gasnet_AMPoll), prints "LATE rank 0" and exits -> 0
+ *   t_exit straggler    the last rank calls gasnet_exit(3); rank 0 computes
+ *                       for 60 s and never reaches gasnet_exit: the exit
+ *                       timeout ends it (run with GASNET_EXITTIMEOUT=1) -> 3
+ *   t_exit nobye        like zero, but the last rank first shuts down the
+ *                       sending side of each of its TCP connections: its
+ *                       peers see it leave without a BYE (sock transport),
+ *                       which is no failure once the job is exiting    -> 0
+ *
  * gasnet_exit before gex_Client_Init keeps its code too:
  *   t_exit before_init      every rank calls gasnet_exit(9) before
  *                           gex_Client_Init                           -> 9
@@ -34,10 +55,14 @@
  */
 #include "test_util.h"
 
+#include <dirent.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 static const gex_AM_Index_t H_EXIT = GEX_AM_INDEX_BASE + 35;
 
@@ -61,6 +86,35 @@ static void at_exit_print(void) {
   fflush(stdout);
 }
 
+/* A FIN on every connected TCP stream of this process, without anything
+ * of the transport's own (what a peer sees when a rank leaves without its
+ * BYE); returns how many. */
+static int cut_tcp_streams(void) {
+  DIR *d = opendir("/proc/self/fd");
+  int n = 0;
+  if (!d) return 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    int fd = atoi(e->d_name), dom = 0, type = 0;
+    socklen_t l = sizeof dom;
+    struct sockaddr_storage a;
+    socklen_t al = sizeof a;
+    if (fd <= 2 || fd == dirfd(d)) continue;
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l) != 0 || dom != AF_INET) continue;
+    l = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) != 0 || type != SOCK_STREAM) continue;
+    if (getpeername(fd, (struct sockaddr *)&a, &al) != 0) continue; /* the listener */
+    if (shutdown(fd, SHUT_WR) == 0) n++;
+  }
+  closedir(d);
+  return n;
+}
+
+/* Busy for 'secs' seconds without a library call. */
+static void compute(double secs) {
+  const double t0 = test_now();
+  while (test_now() - t0 < secs) sched_yield();
+}
+
 static void *exiter(void *arg) {
   (void)arg;
   printf("EXITING rank %u code 6 (from a second thread)\n", T.rank);
@@ -73,14 +127,16 @@ int main(int argc, char **argv) {
   static const char *modes[] = {"blockuntil", "handler", "zero",      "all",
                                 "thread",     "return",  "exit_all", "sigint",
                                 "sigint_dfl", "leave",   "before_init", "before_init_one",
-                                "big",        "big_one"};
+                                "big",        "big_one",  "lastline", "late",
+                                "straggler",  "nobye",    "firstbarrier"};
   const int nmodes = (int)(sizeof modes / sizeof modes[0]);
   for (int i = 1; i < argc; i++)
     for (int k = 0; k < nmodes; k++)
       if (!strcmp(argv[i], modes[k])) mode = modes[k];
   if (!mode) {
     fprintf(stderr, "usage: t_exit blockuntil|handler|zero|all|thread|return|exit_all|sigint|"
-                    "sigint_dfl|leave|before_init|before_init_one|big|big_one\n");
+                    "sigint_dfl|leave|before_init|before_init_one|big|big_one|lastline|late|\n"
+                    "straggler|nobye|firstbarrier\n");
     return 2;
   }
   if (!strncmp(mode, "before_init", 11)) {
@@ -92,6 +148,13 @@ int main(int argc, char **argv) {
       fflush(stdout);
       gasnet_exit(9);
     }
+  }
+  if (!strcmp(mode, "firstbarrier")) { /* no segment, no barrier of test_init's */
+    test_init_client(&argc, &argv, "T_EXIT", 0);
+    test_barrier();
+    printf("LASTLINE rank %u\n", T.rank);
+    fflush(stdout);
+    gasnet_exit(0);
   }
   gex_AM_Entry_t tab[] = {
       {H_EXIT, (gex_AM_Fn_t)h_exit, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "exit"}};
@@ -133,6 +196,29 @@ int main(int argc, char **argv) {
     fflush(stdout);
     exit(0);
   }
+  if (!strcmp(mode, "lastline")) {
+    test_barrier();
+    printf("LASTLINE rank %u\n", me);
+    fflush(stdout);
+    gasnet_exit(0);
+  }
+  if (!strcmp(mode, "late") || !strcmp(mode, "straggler")) {
+    const int late = !strcmp(mode, "late");
+    if (me == 0 && n > 1) {
+      compute(late ? 1.0 : 60.0);
+      CHECK(late && "the exit timeout should have ended rank 0");
+      gasnet_AMPoll(); /* a library call that polls: not the end yet */
+      printf("LATE rank 0\n");
+      fflush(stdout);
+      gasnet_exit(0);
+    }
+    if (late || me == x) {
+      printf("EXITING rank %u code %d\n", me, late ? 0 : 3);
+      fflush(stdout);
+      gasnet_exit(late ? 0 : 3);
+    }
+    GASNET_BLOCKUNTIL(*never == 1);
+  }
   if (!strcmp(mode, "sigint")) signal(SIGQUIT, on_sigquit);
   if (!strcmp(mode, "thread")) {
     if (me == x) {
@@ -143,7 +229,7 @@ int main(int argc, char **argv) {
     GASNET_BLOCKUNTIL(*never == 1);
     CHECK(0 && "the job should have ended by gasnet_exit of the second thread");
   }
-  int code = !strcmp(mode, "zero") ? 0 : 7;
+  int code = !strcmp(mode, "zero") || !strcmp(mode, "nobye") ? 0 : 7;
   if (me != x) {
     CHECK(gex_RMA_PutBlockingVal(T.tm, x, T.peer_seg[x] + 8 * me, 1, 8, 0) == 0);
     GASNET_BLOCKUNTIL(*never == 1);
@@ -161,6 +247,7 @@ int main(int argc, char **argv) {
     kill(getpid(), SIGINT);
     for (;;) pause(); /* the signal ends this process */
   }
+  if (!strcmp(mode, "nobye")) printf("CUT %d TCP stream(s) of rank %u\n", cut_tcp_streams(), me);
   printf("EXITING rank %u code %d\n", me, code);
   fflush(stdout);
   gasnet_exit(code);

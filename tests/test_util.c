@@ -194,8 +194,9 @@ void test_finish(void) {
   }
   /* A barrier does not complete everywhere at the same instant (over AMs,
    * rank 0 may still be receiving its last round when the others are
-   * done), and the first gasnet_exit ends every rank: without this second
-   * barrier rank 0 could be ended before printing PASS. */
+   * done): this second barrier puts rank 0's PASS line before any rank's
+   * gasnet_exit, so that the line does not depend on the exit timeout the
+   * others give it (t_exit's lastline mode tests that). */
   test_barrier();
   gasnet_exit(0);
 }

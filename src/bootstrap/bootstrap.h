@@ -31,9 +31,13 @@ struct gexi_bootstrap {
   /* Tell the launcher this rank is leaving by exit(code) without ending the
    * job (GASNET_CATCH_EXIT=0): its end is not a death. */
   void (*notify_leave)(gexi_bootstrap_t *b, int code);
-  /* Tell the launcher this rank ends the job because an operation with
-   * jobrank 'peer' failed (the peer may have died): the launcher names the
-   * peer instead if it turns out to have died first.  May be NULL. */
+  /* An operation with jobrank 'peer' failed (the peer may have died;
+   * GEX_RANK_INVALID: unknown): tell the launcher and wait, bounded, for
+   * its verdict.  A death it confirms ends this process meanwhile (with a
+   * line naming the dead rank), and so may the job's end; it returns when
+   * the failure is this rank's to report (the caller then prints why and
+   * aborts the job) or when the job's exit was requested meanwhile
+   * (gexi_ctx.exit_requested).  May be NULL. */
   void (*notify_peer_failed)(gexi_bootstrap_t *b, int code, uint32_t peer);
   /* The job's secret: every rank gets the same GEXI_SECRET_LEN random bytes,
    * drawn once per job by the launcher (or rank 0 under PMIx).  Collective

@@ -2,9 +2,11 @@
  *
  * A watchdog thread is the only reader of the socket.  It hands all-gather
  * results to the waiting caller and ends this process when the launcher
- * reports that the job is over (gasnet_exit elsewhere, a failed or dead
- * rank, or the launcher itself gone).  It blocks in read(), so it costs no
- * CPU while the job runs.
+ * reports that the job is over: at once for a failed or dead rank or the
+ * launcher itself gone; for gasnet_exit on another rank, after the exit
+ * timeout (GASNET_EXITTIMEOUT), unless the process reaches gasnet_exit
+ * first or its polls find it waiting for nothing (core/progress.c).  It
+ * blocks in read(), so it costs no CPU while the job runs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +34,10 @@ struct launcher {
   int have_result;
   unsigned char secret[GEXI_SECRET_LEN]; /* the job's secret (SECRET frame) */
   int have_secret;
+  /* gexrun's answer to this rank's ABORT_PEER: no death was seen, so this
+   * rank's report ends the job (an ABORT frame naming this rank). */
+  int own_abort;
+  uint64_t exit_timeout_ms; /* GASNET_EXITTIMEOUT and its formula */
 };
 
 static int read_full(int fd, void *buf, size_t len) {
@@ -75,34 +81,46 @@ static void write_frame(struct launcher *l, uint32_t type, int32_t arg0, const v
   write_frame_to(l, type, arg0, (int32_t)l->pub.rank, payload, len);
 }
 
-/* Another rank called gasnet_exit(code).  Give this process a moment to
- * reach a library call that polls (it then exits by itself, after any
- * output it was about to write); a process that never polls again is ended
- * here when the grace period expires. */
-#define GEXI_EXIT_GRACE_SECONDS 2
-
-/* Block this thread for 'seconds' while another one (the watchdog) may end
- * the process: a timed wait on a condition nobody signals. */
-static void block_for(int seconds) {
-  pthread_condattr_t ca;
-  pthread_cond_t never;
-  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-  pthread_condattr_init(&ca);
-  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-  pthread_cond_init(&never, &ca);
-  struct timespec deadline;
-  clock_gettime(CLOCK_MONOTONIC, &deadline);
-  deadline.tv_sec += seconds;
-  pthread_mutex_lock(&m);
-  while (pthread_cond_timedwait(&never, &m, &deadline) != ETIMEDOUT) {
+/* Wait on l->cond, l->lock held, until done(l) holds or the monotonic
+ * clock reaches 'deadline_ns' (NULL 'done': until the deadline). */
+static void wait_until(struct launcher *l, int (*done)(const struct launcher *),
+                       uint64_t deadline_ns) {
+  const struct timespec ts = {(time_t)(deadline_ns / 1000000000ull),
+                              (long)(deadline_ns % 1000000000ull)};
+  while (!(done && done(l)) && pthread_cond_timedwait(&l->cond, &l->lock, &ts) != ETIMEDOUT) {
   }
-  pthread_mutex_unlock(&m);
 }
 
-static GEXI_NORETURN void exit_requested(struct launcher *l, int code) {
-  gexi_ctx.exit_code = code;
+static int exit_was_requested(void) {
+  return atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire);
+}
+static int verdict_came(const struct launcher *l) { return l->own_abort || exit_was_requested(); }
+
+/* Rank 'from' called gasnet_exit(code).  This process has the exit timeout
+ * to reach gasnet_exit by itself, after whatever output it writes on the
+ * way; a wait in libgex that finds nothing more to do ends it earlier
+ * (core/progress.c), and so does a wait in this bootstrap (an all-gather
+ * can no longer complete).  A process that does neither is ended here when
+ * the timeout expires, with a line that names it. */
+static GEXI_NORETURN void exit_requested(struct launcher *l, int code, int from) {
+  const uint64_t t0 = gexi_now_ns();
+  atomic_store_explicit(&gexi_ctx.exit_code, code, memory_order_relaxed);
+  atomic_store_explicit(&gexi_ctx.exit_quiet_since, t0, memory_order_relaxed);
   atomic_store_explicit(&gexi_ctx.exit_requested, 1, memory_order_release);
-  block_for(GEXI_EXIT_GRACE_SECONDS); /* the grace period */
+  pthread_mutex_lock(&l->lock);
+  pthread_cond_broadcast(&l->cond); /* all-gathers and verdicts waited for end */
+  /* Nothing else comes from gexrun once the job ends: the socket can wait. */
+  wait_until(l, NULL, t0 + l->exit_timeout_ms * 1000000ull);
+  pthread_mutex_unlock(&l->lock);
+  char msg[256];
+  int n = snprintf(msg, sizeof msg,
+                   "libgex: rank %u: ending: rank %d called gasnet_exit(%d) %llu.%03llu s ago "
+                   "and this rank has not reached gasnet_exit (GASNET_EXITTIMEOUT)\n",
+                   l->pub.rank, from, code, (unsigned long long)(l->exit_timeout_ms / 1000),
+                   (unsigned long long)(l->exit_timeout_ms % 1000));
+  fflush(stdout);
+  ssize_t w = write(STDERR_FILENO, msg, (size_t)(n < (int)sizeof msg ? n : (int)sizeof msg - 1));
+  (void)w;
   write_frame(l, GEXI_WIRE_EXIT, code, NULL, 0);
   gexi_end_process(code);
 }
@@ -151,8 +169,16 @@ static void *watchdog(void *arg) {
         free(payload);
         continue;
       case GEXI_WIRE_EXIT:
-        exit_requested(l, h.arg0);
+        exit_requested(l, h.arg0, h.arg1);
       case GEXI_WIRE_ABORT:
+        if (h.arg1 == (int32_t)l->pub.rank) { /* the verdict on this rank's ABORT_PEER */
+          free(payload);
+          pthread_mutex_lock(&l->lock);
+          l->own_abort = 1;
+          pthread_cond_broadcast(&l->cond);
+          pthread_mutex_unlock(&l->lock);
+          continue;
+        }
         fprintf(stderr, "libgex: rank %u: ending: rank %d failed\n", l->pub.rank, h.arg1);
         gexi_end_process(h.arg0 ? h.arg0 : 1);
       case GEXI_WIRE_DIED:
@@ -171,7 +197,11 @@ static void launcher_allgather(gexi_bootstrap_t *b, const void *mine, void *out,
   struct launcher *l = (struct launcher *)b;
   write_frame(l, GEXI_WIRE_ALLGATHER, 0, mine, len);
   pthread_mutex_lock(&l->lock);
-  while (!l->have_result) pthread_cond_wait(&l->cond, &l->lock);
+  while (!l->have_result && !exit_was_requested()) pthread_cond_wait(&l->cond, &l->lock);
+  if (!l->have_result) { /* gexrun completes no round once the job's exit has begun */
+    pthread_mutex_unlock(&l->lock);
+    gasnet_exit(atomic_load_explicit(&gexi_ctx.exit_code, memory_order_relaxed));
+  }
   void *res = l->result;
   size_t res_len = l->result_len;
   l->have_result = 0;
@@ -194,20 +224,28 @@ static void launcher_notify_leave(gexi_bootstrap_t *b, int code) {
 }
 /* An operation with 'peer' failed (GEX_RANK_INVALID: a peer this rank
  * cannot name).  gexrun waits a moment for a rank's death before it blames
- * this one; for an unnamed peer this rank waits as long for that verdict,
- * so that the watchdog prints which rank died ("ending: rank D ...") before
- * the process ends. */
-#define GEXI_PEER_VERDICT_SECONDS 3
+ * this one; this rank waits a little longer for that verdict, which ends
+ * it through the watchdog when a rank died (the watchdog prints which one),
+ * comes back as an ABORT naming this rank when none did, or is the job's
+ * exit. */
+#define GEXI_PEER_VERDICT_MS 3000
 static void launcher_notify_peer_failed(gexi_bootstrap_t *b, int code, uint32_t peer) {
-  write_frame_to((struct launcher *)b, GEXI_WIRE_ABORT_PEER, code, (int32_t)peer, NULL, 0);
-  if (peer == GEX_RANK_INVALID) block_for(GEXI_PEER_VERDICT_SECONDS);
+  struct launcher *l = (struct launcher *)b;
+  write_frame_to(l, GEXI_WIRE_ABORT_PEER, code, (int32_t)peer, NULL, 0);
+  pthread_mutex_lock(&l->lock);
+  wait_until(l, verdict_came, gexi_now_ns() + GEXI_PEER_VERDICT_MS * 1000000ull);
+  pthread_mutex_unlock(&l->lock);
 }
 
 /* gexrun sends the secret in answer to HELLO, before anything else. */
 static void launcher_secret(gexi_bootstrap_t *b, unsigned char out[GEXI_SECRET_LEN]) {
   struct launcher *l = (struct launcher *)b;
   pthread_mutex_lock(&l->lock);
-  while (!l->have_secret) pthread_cond_wait(&l->cond, &l->lock);
+  while (!l->have_secret && !exit_was_requested()) pthread_cond_wait(&l->cond, &l->lock);
+  if (!l->have_secret) {
+    pthread_mutex_unlock(&l->lock);
+    gasnet_exit(atomic_load_explicit(&gexi_ctx.exit_code, memory_order_relaxed));
+  }
   memcpy(out, l->secret, GEXI_SECRET_LEN);
   pthread_mutex_unlock(&l->lock);
 }
@@ -247,8 +285,13 @@ gexi_bootstrap_t *gexi_bootstrap_launcher_start(int fd) {
   l->fd = fd;
   fcntl(fd, F_SETFD, FD_CLOEXEC); /* not inherited by programs the rank starts */
   pthread_mutex_init(&l->write_lock, NULL);
+  l->exit_timeout_ms = gexi_env_exit_timeout_ms(size);
   pthread_mutex_init(&l->lock, NULL);
-  pthread_cond_init(&l->cond, NULL);
+  pthread_condattr_t ca; /* timed waits on the monotonic clock */
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&l->cond, &ca);
+  pthread_condattr_destroy(&ca);
   write_frame(l, GEXI_WIRE_HELLO, (int32_t)l->pub.rank, NULL, 0);
   pthread_t t;
   pthread_attr_t attr;

@@ -7,11 +7,15 @@
  *             ("gex.ag.<seq>"), commits, fences with data collection, then
  *             reads every rank's value from its local store.  A round of
  *             length 0 (barrier) is a fence without data.
- * abort       PMIx_Abort: the launcher ends every process of the job.
+ * abort       PMIx_Abort: the launcher ends every process of the job.  A
+ *             failed network operation with a peer (which may have died)
+ *             waits a few seconds first: the launcher's report of a death
+ *             is the job's end then, not this rank's abort.
  * exit        gasnet_exit(code) must end the whole job with 'code':
  *             - code != 0: PMIx_Abort(code); the launcher kills the others
  *               and reports the code (mpirun exits with it).
- *             - code == 0: a fence bounded by a short grace period.  When
+ *             - code == 0: a fence bounded by the exit timeout
+ *               (GASNET_EXITTIMEOUT and its formula, core/env_parse.h).  When
  *               every rank is exiting (the usual collective exit after a
  *               barrier) the fence completes, each rank PMIx_Finalize()s and
  *               exits 0, and the launcher sees a clean end.  When this rank
@@ -46,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
@@ -55,9 +60,6 @@
 #if GEXI_HAVE_PMIX
 #include <pmix.h>
 
-/* Seconds a rank calling gasnet_exit(0) waits for the others to join the
- * exit before it ends them (the launcher bootstrap gives the same grace). */
-#define GEXI_PMIX_EXIT_GRACE_SECONDS 2
 #define GEXI_PMIX_DEFAULT_TIMEOUT 60
 
 struct pmix_boot {
@@ -65,6 +67,8 @@ struct pmix_boot {
   pmix_proc_t me;
   pmix_proc_t all; /* the whole namespace (PMIX_RANK_WILDCARD) */
   int timeout;     /* seconds per fence; 0: none */
+  int exit_timeout; /* seconds a rank calling gasnet_exit(0) waits in the exit fence for the
+                     * others (the exit timeout, rounded up; at least 1) */
   unsigned long seq;
   pid_t parent;    /* the launcher's daemon (watch_parent) */
 };
@@ -157,6 +161,36 @@ static void pmix_allgather(gexi_bootstrap_t *b, const void *mine, void *out, siz
   PMIX_INFO_DESTRUCT(&opt);
 }
 
+/* An operation with a peer failed (the peer may have died).  The launcher
+ * learns of a death on its own (mpirun within about a second) and then
+ * ends the job as that death, with its status (137 for SIGKILL): this rank
+ * waits that long before it reports the failure and aborts the job itself,
+ * so that its abort (status 1) does not hide the death.  Nothing tells a
+ * PMIx rank of the verdict: the wait is a timed wait that the launcher's
+ * SIGKILL cuts short. */
+#define GEXI_PMIX_PEER_VERDICT_MS 5000
+static void pmix_notify_peer_failed(gexi_bootstrap_t *b, int code, uint32_t peer) {
+  (void)b;
+  (void)code;
+  (void)peer;
+  fflush(stdout);
+  fflush(stderr);
+  pthread_condattr_t ca;
+  pthread_cond_t never;
+  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&never, &ca);
+  pthread_condattr_destroy(&ca);
+  const uint64_t t = gexi_now_ns() + GEXI_PMIX_PEER_VERDICT_MS * 1000000ull;
+  const struct timespec deadline = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
+  pthread_mutex_lock(&m);
+  while (pthread_cond_timedwait(&never, &m, &deadline) != ETIMEDOUT) {
+  }
+  pthread_mutex_unlock(&m);
+  pthread_cond_destroy(&never);
+}
+
 static void pmix_notify_abort(gexi_bootstrap_t *b, int code) {
   (void)b;
   fflush(stdout);
@@ -189,7 +223,7 @@ static void pmix_notify_exit(gexi_bootstrap_t *b, int code) {
    * launcher may end this process as soon as it hears of the abort. */
   fflush(stdout);
   fflush(stderr);
-  if (code == 0 && fence(p, 0, GEXI_PMIX_EXIT_GRACE_SECONDS) == PMIX_SUCCESS) {
+  if (code == 0 && fence(p, 0, p->exit_timeout) == PMIX_SUCCESS) {
     finalize_client_mpi();
     PMIx_Finalize(NULL, 0); /* every rank is exiting: a clean end */
     return;
@@ -309,6 +343,7 @@ gexi_bootstrap_t *gexi_bootstrap_pmix_start(void) {
   p->pub.notify_exit = pmix_notify_exit;
   p->pub.notify_abort = pmix_notify_abort;
   p->pub.notify_leave = pmix_notify_leave;
+  p->pub.notify_peer_failed = pmix_notify_peer_failed;
   p->pub.secret = pmix_secret;
   p->pub.secret_exposure =
       "under a PMIx launcher the job secret travels between hosts on the launcher's daemon "
@@ -333,6 +368,8 @@ gexi_bootstrap_t *gexi_bootstrap_pmix_start(void) {
   if (size == 0 || p->me.rank >= size)
     pmix_die(p, "bootstrap: PMIx reports no usable job size", PMIX_ERR_BAD_PARAM);
   p->pub.size = size;
+  const uint64_t ms = gexi_env_exit_timeout_ms(size);
+  p->exit_timeout = ms < 1000 ? 1 : ms > 1000000000ull ? 1000000 : (int)((ms + 999) / 1000);
   return &p->pub;
 }
 

@@ -23,22 +23,30 @@
  *   LEAVE      arg0 = exit code: the rank is ending by exit(code) with
  *              GASNET_CATCH_EXIT=0; its end is not a death and does not end
  *              the job.
- *   ABORT_PEER arg0 = exit code, arg1 = a rank: like ABORT, but the error
- *              was a failed network operation with that rank, which may
- *              have died.  If that rank is then seen to die (within a short
- *              grace), its death is what ends the job and is reported.
+ *   ABORT_PEER arg0 = exit code, arg1 = a rank (-1: unknown): the rank's
+ *              network operation with that rank failed; it may have died.
+ *              The rank has printed nothing yet: it waits for gexrun's
+ *              verdict.  If a rank is seen to die within a short grace,
+ *              that death is what ends the job and is reported (DIED to
+ *              every rank); if the job's exit begins meanwhile, the EXIT
+ *              is the answer; otherwise gexrun ends the job as this rank's
+ *              abort, and tells this rank too (an ABORT naming it), which
+ *              then prints why.
  * gexrun -> rank:
  *   ALLGATHER  payload = all contributions of the round, in rank order.
  *   EXIT       arg0 = exit code, arg1 = rank that called gasnet_exit.
- *   ABORT      arg0 = exit code, arg1 = rank that failed.
+ *   ABORT      arg0 = exit code, arg1 = rank that failed (the receiving
+ *              rank itself: the answer to its ABORT_PEER, see above).
  *   DIED       arg1 = rank that died; payload = reason text (no NUL).
  *   SECRET     payload = the job's secret (GEXI_SECRET_LEN bytes), sent once,
  *              in answer to HELLO and before anything else.  It travels only
  *              on this socket (and, for remote ranks, the remote shell's
  *              stdin/stdout): never in argv or the environment.
- * A rank that receives EXIT, ABORT or DIED ends itself at once (exit status
- * arg0 for EXIT and ABORT, 1 for DIED); EOF on the socket means gexrun
- * itself is gone, and the rank ends too.
+ * A rank that receives ABORT (naming another rank) or DIED ends itself at
+ * once (exit status arg0 for ABORT, 1 for DIED).  EXIT gives it the exit
+ * timeout (GASNET_EXITTIMEOUT) to reach gasnet_exit by itself; it then ends
+ * with status arg0 (docs/gexrun.md, "How a job ends").  EOF on the socket
+ * means gexrun itself is gone, and the rank ends too.
  *
  * Multi-host jobs: ranks on another host are children of a proxy, "gexrun
  * --proxy", started there through the remote shell; its stdin and stdout are

@@ -210,10 +210,22 @@ struct gexi_context {
   pthread_mutex_t teams_lock;
   _Atomic uint64_t next_segment_id; /* gex_Segment_Create numbers (from 2) */
 
-  /* Set (by the bootstrap's watchdog) when another rank called gasnet_exit:
-   * the next poll in this process exits with exit_code. */
+  /* The job's exit, begun by another rank's gasnet_exit (core/progress.c,
+   * bootstrap/launcher.c).  The bootstrap's watchdog stores exit_code and
+   * exit_quiet_since (the time, gexi_now_ns) before it sets exit_requested
+   * (release), then gives this process the exit timeout to reach
+   * gasnet_exit by itself.  Meanwhile every poll in the process counts:
+   * one that moved something sets exit_quiet_since to now and clears
+   * exit_empty_polls, an empty one adds to exit_empty_polls; a poll that
+   * finds the process quiet long enough (GEXI_EXIT_QUIET_*) calls
+   * gasnet_exit(exit_code): whatever it waits for can no longer come. */
   _Atomic int exit_requested;
-  int exit_code;
+  _Atomic int exit_code;
+  _Atomic uint64_t exit_quiet_since;
+  _Atomic uint32_t exit_empty_polls;
+  /* Set by the first thread that ends the process (gexi_end_process): it
+   * alone runs the transports' at-exit work; any other waits for its _exit. */
+  _Atomic int ending;
 
   /* Device RMA operations that took the staged path, and device copies
    * started for NB and NBI ones (rma/rma_device.c; test hooks:
@@ -336,6 +348,9 @@ struct gexi_thread_state {
   void (*flush_deferred)(void);
   struct gexi_co_batches *co_batches; /* this thread's batches (NULL: none yet) */
   struct gexi_co_batch **co_peer;     /* co_batches->peer (one load less on the fast path) */
+  /* This thread is ending the process (gexi_end_process): a signal handler
+   * that calls gasnet_exit on it again goes straight to _exit. */
+  int ending;
 };
 /* Initial-exec: a fast path reaches it by the thread pointer and an offset
  * (one instruction; no descriptor call, so no stack alignment around it).
@@ -367,10 +382,17 @@ static inline int gexi_in_handler_or_hsl(void) {
 #endif
 /* Print "libgex: rank R: <msg>" as one line and end the job (status 1). */
 GEXI_NORETURN void gexi_fatal(const char *fmt, ...) GEXI_PRINTF(1, 2);
-/* gexi_fatal for a failed operation with jobrank 'peer' (a network error;
- * GEX_RANK_INVALID: a peer this rank cannot name, as for an NBI operation):
- * the launcher reports the peer's (or any rank's) death instead if it died
- * first. */
+/* An operation with jobrank 'peer' failed (a network error; GEX_RANK_INVALID:
+ * a peer this rank cannot name, as for an NBI operation in flight): tell the
+ * launcher and wait, bounded, for its verdict.  A death it confirms (of that
+ * peer, or of any rank) ends this process meanwhile, through the bootstrap's
+ * watchdog, which names the dead rank.  Returns 1 when the job's exit was
+ * requested before or meanwhile (the peer left with it: no fault), 0 when
+ * the failure is this rank's to report (then it ends the job itself). */
+int gexi_await_peer_verdict(gex_Rank_t peer);
+/* gexi_fatal for such a failure: the message is printed only when the
+ * verdict leaves the report to this rank; the job's exit ends the process
+ * quietly with the job's code. */
 GEXI_NORETURN void gexi_fatal_peer(gex_Rank_t peer, const char *fmt, ...) GEXI_PRINTF(2, 3);
 /* Print "libgex: rank R: <msg>" as one line, always (security reports). */
 void gexi_say(const char *fmt, ...) GEXI_PRINTF(1, 2);
@@ -412,6 +434,8 @@ void gexi_reset_foreign_fatal_handlers(void); /* core/foreign_signals.c */
 #define GEXI_POLL_REPLIES 1
 /* Run pending handlers; returns how many messages were processed. */
 int gexi_poll(int what);
+/* The monotonic clock in nanoseconds. */
+uint64_t gexi_now_ns(void);
 /* Call when a wait loop made no progress: yields the CPU after a short run
  * of empty polls so oversubscribed nodes keep moving. */
 void gexi_idle(void);

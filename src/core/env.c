@@ -41,6 +41,17 @@ uint64_t gexi_env_size(const char *name, uint64_t dflt, uint64_t min, uint64_t m
   return v;
 }
 
+uint64_t gexi_env_exit_timeout_ms(uint64_t ranks) {
+  const char *val[4];
+  for (int i = 0; i < 4; i++) val[i] = gexi_env_string(gexi_exit_timeout_vars[i]);
+  char why[160];
+  uint64_t ms;
+  int bad;
+  if (gexi_exit_timeout(val, ranks, &ms, &bad, why, sizeof why) != 0)
+    gexi_fatal("%s='%s': %s", gexi_exit_timeout_vars[bad], val[bad], why);
+  return ms;
+}
+
 int gexi_env_segsize(struct gexi_segsize *out) {
   const char *s = gexi_env_string("GASNET_MAX_SEGSIZE");
   char why[160];

@@ -74,6 +74,10 @@ void gexi_env_load(void);
 int gexi_env_switch(const char *name, int dflt);
 uint64_t gexi_env_count(const char *name, uint64_t dflt, uint64_t min, uint64_t max);
 uint64_t gexi_env_size(const char *name, uint64_t dflt, uint64_t min, uint64_t max);
+/* The exit timeout of a job of 'ranks' ranks, in milliseconds
+ * (GASNET_EXITTIMEOUT and its formula, core/env_parse.h); read by the
+ * bootstraps that coordinate a job's exit. */
+uint64_t gexi_env_exit_timeout_ms(uint64_t ranks);
 /* The value, or NULL when unset or empty. */
 const char *gexi_env_string(const char *name);
 /* GASNET_MAX_SEGSIZE; returns whether it is given. */

@@ -138,3 +138,49 @@ int gexi_parse_segsize(const char *s, struct gexi_segsize *out, char *why, size_
   *out = r;
   return 0;
 }
+
+int gexi_parse_seconds(const char *s, uint64_t max, uint64_t *ms, char *why, size_t len) {
+  if (*s == '-') return fail(why, len, "negative values are not allowed");
+  uint64_t whole = 0;
+  const char *p = s;
+  if (is_digit(*p) && (digits(s, &whole, &p) != 0 || whole > max))
+    return fail(why, len, "at most %llu seconds", (unsigned long long)max);
+  uint64_t frac_ms = 0;
+  if (*p == '.') {
+    const char *f = ++p;
+    for (uint64_t scale = 100; is_digit(*p); p++, scale /= 10) frac_ms += (uint64_t)(*p - '0') * scale;
+    if (p == f) return fail(why, len, "no digits after the decimal point");
+  } else if (p == s) {
+    return fail(why, len, "not a number of seconds (digits with an optional decimal fraction)");
+  }
+  if (*p)
+    return fail(why, len, "not a number of seconds: unexpected '%s' (digits with an optional "
+                "decimal fraction)", p);
+  if (whole * 1000 + frac_ms > max * 1000)
+    return fail(why, len, "at most %llu seconds", (unsigned long long)max);
+  *ms = whole * 1000 + frac_ms;
+  return 0;
+}
+
+const char *const gexi_exit_timeout_vars[4] = {"GASNET_EXITTIMEOUT", "GASNET_EXITTIMEOUT_MIN",
+                                                "GASNET_EXITTIMEOUT_MAX",
+                                                "GASNET_EXITTIMEOUT_FACTOR"};
+
+int gexi_exit_timeout(const char *const val[4], uint64_t ranks, uint64_t *ms, int *bad, char *why,
+                      size_t len) {
+  uint64_t v[4] = {0, GEXI_EXIT_TIMEOUT_MIN_MS, GEXI_EXIT_TIMEOUT_MAX_MS,
+                   GEXI_EXIT_TIMEOUT_FACTOR_MS};
+  for (int i = 0; i < 4; i++)
+    if (val[i] && gexi_parse_seconds(val[i], 1000000, &v[i], why, len) != 0) {
+      *bad = i;
+      return -1;
+    }
+  if (val[0]) {
+    *ms = v[0];
+    return 0;
+  }
+  /* (at most 10^9 ms per second given, times at most 2^32 ranks: no overflow) */
+  const uint64_t t = v[1] + ranks * v[3];
+  *ms = t < v[2] ? t : v[2];
+  return 0;
+}

@@ -44,4 +44,25 @@ struct gexi_segsize {
 };
 int gexi_parse_segsize(const char *s, struct gexi_segsize *out, char *why, size_t len);
 
+/* A duration in seconds: digits with an optional decimal fraction ("2",
+ * "0.25", ".5"; no sign, exponent or unit), at most 'max' seconds; stored
+ * in whole milliseconds, rounded down. */
+int gexi_parse_seconds(const char *s, uint64_t max, uint64_t *ms, char *why, size_t len);
+
+/* The exit timeout (docs/gexrun.md, "How a job ends"): how long, after the
+ * first rank of a job called gasnet_exit, every other rank has to reach
+ * gasnet_exit before it is ended.  The reference's variables, in this
+ * order (gexi_exit_timeout_vars): GASNET_EXITTIMEOUT, given, is the
+ * timeout; otherwise it is
+ *     min(GASNET_EXITTIMEOUT_MAX, GASNET_EXITTIMEOUT_MIN + ranks * GASNET_EXITTIMEOUT_FACTOR)
+ * with the defaults below for those not given.  'val' holds their texts
+ * (NULL: not given).  Returns 0 and the timeout in milliseconds, or -1 with
+ * *bad set to the index of the variable that does not parse. */
+#define GEXI_EXIT_TIMEOUT_MIN_MS 2000
+#define GEXI_EXIT_TIMEOUT_MAX_MS 480000
+#define GEXI_EXIT_TIMEOUT_FACTOR_MS 250
+extern const char *const gexi_exit_timeout_vars[4];
+int gexi_exit_timeout(const char *const val[4], uint64_t ranks, uint64_t *ms, int *bad, char *why,
+                      size_t len);
+
 #endif

@@ -54,7 +54,18 @@ static void emit(const char *fmt, va_list ap) {
 }
 
 void gexi_end_process(int code) {
-  gexi_net_at_exit();
+  /* One thread runs the at-exit work (it tells the network peers that this
+   * process leaves, with a bounded effort); a second one -- the watchdog's
+   * exit timeout racing a gasnet_exit, two fatal errors at once -- waits
+   * for that thread's _exit instead of cutting it short.  The thread that
+   * began comes back here only from a signal handler that interrupted it,
+   * and then ends at once. */
+  if (!gexi_tls.ending) {
+    gexi_tls.ending = 1;
+    if (atomic_exchange_explicit(&gexi_ctx.ending, 1, memory_order_acq_rel))
+      for (;;) pause();
+    gexi_net_at_exit();
+  }
   fflush(stdout);
   fflush(stderr);
   _exit(code);
@@ -75,19 +86,25 @@ void gexi_fatal(const char *fmt, ...) {
   gexi_end_process(1);
 }
 
+int gexi_await_peer_verdict(gex_Rank_t peer) {
+  if (!atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire) && gexi_ctx.boot &&
+      gexi_ctx.boot->notify_peer_failed)
+    gexi_ctx.boot->notify_peer_failed(gexi_ctx.boot, 1, peer);
+  return atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire);
+}
+
 void gexi_fatal_peer(gex_Rank_t peer, const char *fmt, ...) {
+  char msg[900];
   va_list ap;
   va_start(ap, fmt);
-  emit(fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  backtrace_if_requested();
-  if (gexi_ctx.boot) {
-    if (gexi_ctx.boot->notify_peer_failed)
-      gexi_ctx.boot->notify_peer_failed(gexi_ctx.boot, 1, peer);
-    else
-      gexi_ctx.boot->notify_abort(gexi_ctx.boot, 1);
-  }
-  gexi_end_process(1);
+  /* Nothing is said before the launcher's verdict: a death it confirms is
+   * reported by the bootstrap's watchdog (which ends this process), and the
+   * end of the job explains the failure without a word. */
+  if (gexi_await_peer_verdict(peer))
+    gexi_end_process(atomic_load_explicit(&gexi_ctx.exit_code, memory_order_relaxed));
+  gexi_fatal("%s", msg);
 }
 
 void gexi_say(const char *fmt, ...) {

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/context.h"
+#include "transport/transport.h"
 
 /* on_exit handler, registered once by gex_Client_Init. */
 static void exit_hook(int status, void *arg) {
@@ -34,6 +35,13 @@ static void exit_hook(int status, void *arg) {
    * rank, which ends the job (the others could wait for it forever). */
   if (status == 0 && gexi_ctx.boot && gexi_ctx.boot->notify_leave)
     gexi_ctx.boot->notify_leave(gexi_ctx.boot, status);
+  /* Leaving, the rank tells its network peers too (a BYE behind what it
+   * sent them), so that its end of file is no failure to them; as in
+   * gexi_end_process, only the first thread that ends the process does. */
+  if (status == 0) {
+    gexi_tls.ending = 1;
+    if (!atomic_exchange_explicit(&gexi_ctx.ending, 1, memory_order_acq_rel)) gexi_net_at_exit();
+  }
 }
 
 static int is_handled(const struct sigaction *q) {

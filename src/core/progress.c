@@ -1,5 +1,6 @@
 /* core/progress.c -- polling and the yield policy of every wait loop. */
 #include <sched.h>
+#include <time.h>
 
 #include "core/context.h"
 #include "transport/shm/shm.h"
@@ -24,9 +25,42 @@
 #define GEXI_YIELDS_BEFORE_BLOCK 3
 #define GEXI_BLOCK_US 1000
 
+uint64_t gexi_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Once another rank has called gasnet_exit, a process whose polls move
+ * nothing for GEXI_EXIT_QUIET_MS, in at least GEXI_EXIT_QUIET_POLLS polls,
+ * ends: what its wait loops wait for can no longer come (the rank that
+ * exited is gone, and every rank still on its way to its own exit has sent
+ * what it owed -- a barrier's last messages -- within that time).  A poll
+ * that moves something (a message handled, bytes read or written) starts
+ * the quiet time again, so a wait that still makes progress is not cut,
+ * and a process busy outside libgex is not ended here at all: the
+ * bootstrap's watchdog ends it at the exit timeout.  Both bounds: where a
+ * waiting thread polls without pause the time decides; where its empty
+ * polls give the CPU away (yields and sleeps on a loaded host, while the
+ * ranks it waits for run) the count does. */
+#define GEXI_EXIT_QUIET_MS 250
+#define GEXI_EXIT_QUIET_POLLS 64
+
+__attribute__((noinline, cold)) static void exit_poll(int moved) {
+  const uint64_t now = gexi_now_ns();
+  if (moved) {
+    atomic_store_explicit(&gexi_ctx.exit_quiet_since, now, memory_order_relaxed);
+    atomic_store_explicit(&gexi_ctx.exit_empty_polls, 0, memory_order_relaxed);
+    return;
+  }
+  const uint32_t empty =
+      atomic_fetch_add_explicit(&gexi_ctx.exit_empty_polls, 1, memory_order_relaxed) + 1;
+  const uint64_t since = atomic_load_explicit(&gexi_ctx.exit_quiet_since, memory_order_relaxed);
+  if (empty >= GEXI_EXIT_QUIET_POLLS && now - since >= GEXI_EXIT_QUIET_MS * 1000000ull)
+    gasnet_exit(atomic_load_explicit(&gexi_ctx.exit_code, memory_order_relaxed));
+}
+
 int gexi_poll(int what) {
-  if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire)))
-    gasnet_exit(gexi_ctx.exit_code);
   /* Coalesced operations leave at the thread's next poll (not from inside a
    * handler or under a handler-safe lock, where no Request may be sent). */
   if (GEXI_UNLIKELY(gexi_tls.flush_deferred != NULL) &&
@@ -36,6 +70,9 @@ int gexi_poll(int what) {
   if (gexi_ctx.net) n += gexi_ctx.net->poll(what);
   if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.dev_inflight, memory_order_acquire)))
     n += gexi_ctx.dev_progress();
+  /* (acquire: exit_code and exit_quiet_since were stored before it) */
+  if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire)))
+    exit_poll(n > 0);
   return n;
 }
 

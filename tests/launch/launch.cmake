@@ -30,6 +30,12 @@ if(GEX_HAVE_PMIX)
     COMMAND ${_gex_mpirun} timeout 2 $<TARGET_FILE:t_queries>)
   gex_add_driver_test(pmix_fault_kill_rank_n4 LABELS "pmix;fault;n4" TIMEOUT 90
     COMMAND ${_gex_mpirun} kill 4 $<TARGET_FILE:fault_prog>)
+  # The same with every peer over the network: the survivors' failed
+  # connections to the dead rank must not turn the job's status (137, the
+  # death's) into their abort's (1); 3 times.
+  gex_add_driver_test(pmix_net_fault_kill_rank_n4 LABELS "pmix;fault;net;net_sock;n4" TIMEOUT 120
+    COMMAND env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock ${GEX_BASH}
+            ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 3 ${_gex_mpirun} kill 4 $<TARGET_FILE:fault_prog>)
   # mpirun itself killed: the ranks notice their launcher is gone and end.
   gex_add_driver_test(pmix_fault_kill_launcher_n4 LABELS "pmix;fault;n4" TIMEOUT 90
     COMMAND ${_gex_mpirun} killlauncher 4 $<TARGET_FILE:fault_prog>)

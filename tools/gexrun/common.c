@@ -123,6 +123,19 @@ uint64_t gx_env_count(const char *name, uint64_t dflt, uint64_t min, uint64_t ma
   return v;
 }
 
+uint64_t gx_env_exit_timeout_ms(uint64_t ranks) {
+  const char *val[4];
+  for (int i = 0; i < 4; i++) val[i] = gx_env_string(gexi_exit_timeout_vars[i]);
+  char why[160];
+  uint64_t ms;
+  int bad;
+  if (gexi_exit_timeout(val, ranks, &ms, &bad, why, sizeof why) != 0) {
+    fprintf(stderr, "gexrun: %s='%s': %s\n", gexi_exit_timeout_vars[bad], val[bad], why);
+    exit(2);
+  }
+  return ms;
+}
+
 /* ---- frames and links ---- */
 
 struct gx_msg *gx_msg_new2(uint32_t type, int32_t arg0, int32_t arg1, const void *p1, size_t l1,
@@ -305,8 +318,11 @@ pid_t gx_spawn_rank(const struct gx_rank_spec *s, int *boot_fd) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
   execvp(s->argv[0], s->argv);
-  fprintf(stderr, "gexrun: cannot execute '%s': %s\n", s->argv[0], strerror(errno));
-  _exit(127);
+  /* A shell's statuses: 127 when there is no such program, 126 when it
+   * cannot be run (docs/gexrun.md, "Exit status"). */
+  const int e = errno;
+  fprintf(stderr, "gexrun: cannot execute '%s': %s\n", s->argv[0], strerror(e));
+  _exit(e == ENOENT || e == ENOTDIR ? 127 : 126);
 }
 
 /* ---- capacity of this host ---- */

@@ -118,11 +118,14 @@ int gx_signals_setup(struct sigaction *old_pipe, struct sigaction *old_chld);
 
 /* The value of an environment variable, or NULL when unset or empty. */
 const char *gx_env_string(const char *name);
-/* GEXRUN_VERBOSE and GEX_BOOTSTRAP_TIMEOUT, with the library's grammars
+/* GEXRUN_VERBOSE, GEX_BOOTSTRAP_TIMEOUT and the exit timeout, with the library's grammars
  * (core/env_parse.h); a bad value prints one line naming the variable and
  * ends gexrun with status 2, before any rank starts. */
 int gx_env_switch(const char *name, int dflt);
 uint64_t gx_env_count(const char *name, uint64_t dflt, uint64_t min, uint64_t max);
+/* The exit timeout of a job of 'ranks' ranks in milliseconds, as the
+ * ranks compute it (GASNET_EXITTIMEOUT and its formula, core/env_parse.h). */
+uint64_t gx_env_exit_timeout_ms(uint64_t ranks);
 
 /* Proxy protocol magic (GEXI_PX_HELLO arg0) and version (arg1). */
 #define GX_PX_MAGIC 0x67787078 /* "gxpx" */

@@ -39,7 +39,11 @@
 #define GEXRUN_VERSION "unknown"
 #endif
 
-#define EXIT_GRACE_MS 5000 /* after gasnet_exit or an abort: time for ranks to end */
+#define EXIT_GRACE_MS 5000 /* after an abort: time for ranks to end */
+/* After the first gasnet_exit the ranks have the exit timeout (GASNET_EXITTIMEOUT,
+ * job.exit_timeout_ms) to reach theirs; one that does not is ended by its own
+ * watchdog then, with a line naming it, and killed here this much later. */
+#define EXIT_KILL_MARGIN_MS 2000
 #define KILL_GRACE_MS 2000 /* after a death, an error or a signal */
 #define RSH_GRACE_MS 2000  /* after SIGKILL to the ranks: time for the proxies to report */
 #define EOF_GRACE_MS 1000  /* a link closed: time for its remote shell's exit status */
@@ -107,6 +111,7 @@ static struct job {
   int max_status;          /* highest exit status of the ranks */
   int death_code;          /* the job's status when a rank's death ended it (0: none) */
   int64_t deadline;        /* when to SIGKILL the survivors (ms), 0 = never */
+  int64_t exit_timeout_ms; /* GASNET_EXITTIMEOUT (and its formula), as the ranks read it */
   int kill_stage;          /* 0, 1 = ranks killed, 2 = remote shells killed */
   int64_t boot_deadline;   /* bootstrap timeout (ms), 0 = none */
   int boot_timeout;        /* seconds */
@@ -143,7 +148,7 @@ static struct job {
 
 static int is_remote(int r) { return !job.hosts[job.ranks[r].host].local; }
 
-static void set_deadline(int ms) {
+static void set_deadline(int64_t ms) {
   int64_t t = gx_now_ms() + ms;
   if (!job.deadline || t < job.deadline) job.deadline = t;
 }
@@ -356,7 +361,15 @@ static void job_exit(int r, uint32_t type, int32_t code) {
   job.have_code = 1;
   job.job_code = type == GEXI_WIRE_ABORT && code == 0 ? 1 : code;
   broadcast(gx_msg_new(type, code, r, NULL, 0), r);
-  set_deadline(EXIT_GRACE_MS);
+  set_deadline(type == GEXI_WIRE_EXIT ? job.exit_timeout_ms + EXIT_KILL_MARGIN_MS : EXIT_GRACE_MS);
+}
+
+/* Rank r's ABORT_PEER ends the job as its abort (no death was seen): r is
+ * told too (an ABORT naming itself), so that it reports its failure at
+ * once instead of waiting out its own bound for a verdict. */
+static void peer_report_ends_job(int r, int32_t code) {
+  job_exit(r, GEXI_WIRE_ABORT, code);
+  if (job.ranks[r].alive) send_to_rank(r, gx_msg_new(GEXI_WIRE_ABORT, code, r, NULL, 0));
 }
 
 /* ABORT_PEER: rank r ends the job because an operation with rank peer
@@ -373,7 +386,7 @@ static void peer_failed(int r, int32_t code, int32_t peer) {
   if (job.peer_fail_deadline) return; /* a grace runs: it decides (several survivors report) */
   if (peer != -1 && (peer < 0 || peer >= job.nranks || peer == r || !job.ranks[peer].alive ||
                      job.ranks[peer].said_exit)) {
-    job_exit(r, GEXI_WIRE_ABORT, code);
+    peer_report_ends_job(r, code);
     return;
   }
   job.peer_fail_from = r;
@@ -385,7 +398,7 @@ static void peer_failed(int r, int32_t code, int32_t peer) {
 /* The grace of an ABORT_PEER ran out (or a death ended the job meanwhile). */
 static void peer_fail_expired(void) {
   job.peer_fail_deadline = 0;
-  if (!job.ending) job_exit(job.peer_fail_from, GEXI_WIRE_ABORT, job.peer_fail_code);
+  if (!job.ending) peer_report_ends_job(job.peer_fail_from, job.peer_fail_code);
 }
 
 /* ---- all-gather ---- */
@@ -1231,6 +1244,7 @@ int main(int argc, char **argv) {
   if (!job.stall_secs) job.stall_secs = (int)gx_env_count("GEXRUN_STALL", 0, 0, 1000000);
   if (!job.stall_end) job.stall_end = gx_env_switch("GEXRUN_STALL_END", 0);
   job.boot_timeout = (int)gx_env_count("GEX_BOOTSTRAP_TIMEOUT", 60, 0, 1000000);
+  job.exit_timeout_ms = (int64_t)gx_env_exit_timeout_ms((uint64_t)n);
 
   /* Hosts and placement. */
   if (hosts) {
@@ -1422,12 +1436,17 @@ int main(int argc, char **argv) {
       job.deadline = 0;
       if (job.kill_stage == 0) {
         job.kill_stage = 1;
-        int left = 0;
-        for (int r = 0; r < n; r++) left += job.ranks[r].alive;
+        int *late = gx_xmalloc((size_t)n * sizeof *late), left = 0;
+        for (int r = 0; r < n; r++)
+          if (job.ranks[r].alive) late[left++] = r;
         if (left) {
-          fprintf(stderr, "gexrun: killing %d rank(s) that did not end in time\n", left);
+          char list[256];
+          rank_list(late, left, list, sizeof list);
+          fprintf(stderr, "gexrun: killing rank%s %s: %s not end in time\n", left > 1 ? "s" : "",
+                  list, left > 1 ? "they did" : "it did");
           kill_all(SIGKILL);
         }
+        free(late);
         for (int h = 0; h < job.nhosts; h++)
           if (job.hosts[h].alive) set_deadline(RSH_GRACE_MS);
       } else {

@@ -678,8 +678,8 @@ static void cq_error(void) {
           : NULL;
   if (op && op->peer < gexi_ctx.size) {
     gexi_fatal_peer(op->peer,
-                    "network (libfabric %s): a %s with rank %u failed: %s%s%s (rank %u died or "
-                    "is unreachable)",
+                    "network (libfabric %s): a %s with rank %u failed: %s%s%s (rank %u is "
+                    "unreachable)",
                     o->prov_name, what, (unsigned)op->peer, gexi_ofi_strerror(err.err),
                     buf[0] ? ": " : "", buf, (unsigned)op->peer);
   }
@@ -687,7 +687,7 @@ static void cq_error(void) {
    * rank's death, which is then reported as the cause, before blaming this
    * rank. */
   gexi_fatal_peer(GEX_RANK_INVALID,
-                  "network (libfabric %s): a %s failed: %s%s%s (a peer died or is unreachable)",
+                  "network (libfabric %s): a %s failed: %s%s%s (a peer is unreachable)",
                   o->prov_name, what, gexi_ofi_strerror(err.err), buf[0] ? ": " : "", buf);
 }
 

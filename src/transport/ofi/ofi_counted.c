@@ -103,7 +103,7 @@ void gexi_ofi_counted_reap(void) {
     if (GEXI_UNLIKELY(fi_cntr_readerr(o->rma_cntr[k]) != 0)) {
       gexi_ofi_poll(GEXI_POLL_ALL); /* the completion queue's error entry names the cause */
       gexi_fatal_peer(GEX_RANK_INVALID,
-                      "network (libfabric %s): an NBI %s failed (a peer died or is unreachable)",
+                      "network (libfabric %s): an NBI %s failed (a peer is unreachable)",
                       o->prov_name, k == OFI_NBI_PUT ? "put" : "get");
     }
     if (done == o->rma_seen[k]) continue;

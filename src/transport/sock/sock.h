@@ -330,7 +330,6 @@ static inline void gexi_sock_tx_unlock(struct sock_peer *p) {
 
 /* ---- sock_init.c ---- */
 void gexi_sock_start(int one_host);
-void gexi_sock_at_exit(void);
 uint64_t gexi_sock_now(void);
 /* One line about something refused (a stranger, a bad frame); only the
  * first few of a process are printed, every one is counted. */
@@ -436,7 +435,16 @@ uint64_t gexi_sock_rma_tails(void);
  * own tx_lock). */
 int gexi_sock_flush_all(void);
 void gexi_sock_flush_any(void);
+/* j's connection closed or failed ('why'): it is closed here; 'fault':
+ * whether this caller needed it (then, unless the job's exit has begun or
+ * this process leaves, the launcher's verdict decides: a confirmed death
+ * ends this process with a line naming the dead rank, none makes this rank
+ * report "rank j is unreachable" and end the job).  Returns when there is
+ * nothing to report. */
 void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why);
+/* At process exit (gexi_end_process): a BYE to every connected peer,
+ * behind what is queued for it, with a bounded effort. */
+void gexi_sock_at_exit(void);
 /* Drop everything queued for p (under tx_lock; its connection ended). */
 void gexi_sock_q_drop(struct sock_peer *p);
 

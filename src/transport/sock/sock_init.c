@@ -1,6 +1,6 @@
 /* transport/sock/sock_init.c -- starting the sock transport: the address a
- * rank listens on, the exchange of addresses, the poll set, the operations
- * table and the process-exit hook.
+ * rank listens on, the exchange of addresses, the poll set and the
+ * operations table (the process-exit hook is in sock_send.c).
  *
  * Address: the IPv4 address of GEX_SOCK_IFACE; without it, 127.0.0.1 when
  * every rank is on this host (forced network on one host), else that of
@@ -223,24 +223,4 @@ void gexi_sock_start(int one_host) {
                     "bytes per peer\n",
             inet_ntoa(s->me.sin_addr), (unsigned)ntohs(s->me.sin_port),
             (long long)s->credit_bytes);
-}
-
-/* Called by gexi_end_process (possibly on the bootstrap's watchdog thread):
- * tell every connected peer that this process is leaving, so that its end
- * of file is not taken for a failure.  Never blocks: a peer whose stream is
- * in use by another thread, or whose queue is not empty, is not told. */
-void gexi_sock_at_exit(void) {
-  struct gexi_sock *s = __atomic_load_n(&gexi_ctx.sock, __ATOMIC_ACQUIRE);
-  if (!s || !s->peers) return;
-  atomic_store_explicit(&s->leaving, 1, memory_order_release);
-  for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
-    struct sock_peer *p = &s->peers[j];
-    if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) continue;
-    if (!gexi_sock_tx_trylock(p)) continue;
-    if (!p->qn) {
-      struct sock_frame f = {.type = SOCK_F_BYE};
-      (void)send(p->fd, &f, sizeof f, MSG_DONTWAIT | MSG_NOSIGNAL);
-    }
-    gexi_sock_tx_unlock(p);
-  }
 }

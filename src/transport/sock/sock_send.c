@@ -10,6 +10,7 @@
  * nobody ever waits while holding it.
  */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +31,16 @@ void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
   atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
+  /* A peer that leaves once the job's exit has begun (with BYE or not: its
+   * flush at exit is bounded) is no fault; nor is anything while this
+   * process leaves.  Otherwise the launcher decides who is to blame: a rank
+   * that died, or the job's exit that has not reached this rank yet. */
   if (!fault || atomic_load_explicit(&s->leaving, memory_order_acquire) ||
-      atomic_load_explicit(&gexi_ctx.exit_requested, memory_order_acquire))
+      gexi_await_peer_verdict(j))
     return;
   if (p->bye)
-    gexi_fatal_peer(j, "network (sock): rank %u has left the job; nothing more can reach it",
-                    (unsigned)j);
-  gexi_fatal_peer(j, "network (sock): rank %u is unreachable: %s (rank %u died or its host is "
-                     "down)", (unsigned)j, why, (unsigned)j);
+    gexi_fatal("network (sock): rank %u has left the job; nothing more can reach it", (unsigned)j);
+  gexi_fatal("network (sock): rank %u is unreachable: %s", (unsigned)j, why);
 }
 
 /* Fold the frames written at p's open tail into its accounts, and close
@@ -471,4 +474,127 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   } else if (qbytes > SOCK_QUEUE_MAX) {
     backpressure(j, what);
   }
+}
+
+/* ---- leaving the job ---- */
+
+/* The most a process spends at exit telling its peers that it leaves:
+ * writing what is queued for them and the BYE behind it. */
+#define SOCK_EXIT_FLUSH_MS 1000
+/* The most it waits for one peer's tx_lock then (its holder never waits
+ * while holding it, unless it is the thread that is now exiting, from a
+ * signal handler: then the lock is never released). */
+#define SOCK_EXIT_LOCK_MS 100
+
+static int tx_lock_until(struct sock_peer *p, uint64_t deadline) {
+  for (unsigned i = 0; !gexi_sock_tx_trylock(p); i++) {
+    if (gexi_sock_now() >= deadline) return 0;
+    if (i >= 64) sched_yield();
+  }
+  return 1;
+}
+
+/* Under p's tx_lock, at exit: write what the kernel takes; whether bytes
+ * are left (0 as well when the connection failed: nothing more can go). */
+static int exit_write(struct sock_peer *p) {
+  if (q_write(p) != 0) {
+    p->qn = 0; /* (the process ends: its pieces are not freed) */
+    return 0;
+  }
+  return p->qn != 0;
+}
+
+/* Whether a frame of this rank waits for a connection that is being made
+ * (q_early): it goes when the connection is up. */
+static int frames_wait_for_connection(struct gexi_sock *s) {
+  for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
+    struct sock_peer *p = &s->peers[j];
+    if (!connecting(atomic_load_explicit(&p->state, memory_order_acquire))) continue;
+    if (!gexi_sock_tx_trylock(p)) return 1; /* (being appended to: it may) */
+    size_t qn = p->qn;
+    gexi_sock_tx_unlock(p);
+    if (qn) return 1;
+  }
+  return 0;
+}
+
+/* Called by gexi_end_process (possibly on the bootstrap's watchdog thread):
+ * every connected peer gets a BYE, behind what is queued for it, so that
+ * its end of file is not taken for a failure and what this rank sent last
+ * (a barrier's last messages, a reply) arrives.  Bounded: a peer that does
+ * not read, or whose lock is not released in time, gets as much as the
+ * kernel took by then (the peer then sees this rank leave without BYE,
+ * which is no fault once the job's exit has begun, and otherwise is left
+ * to the launcher's verdict: gexi_sock_peer_gone). */
+void gexi_sock_at_exit(void) {
+  struct gexi_sock *s = __atomic_load_n(&gexi_ctx.sock, __ATOMIC_ACQUIRE);
+  if (!s || !s->peers) return;
+  atomic_store_explicit(&s->leaving, 1, memory_order_release);
+  const uint64_t deadline = gexi_sock_now() + SOCK_EXIT_FLUSH_MS * 1000000ull;
+  /* Frames sent to a peer whose connection was still being made wait in
+   * its queue: polls (for Replies only: no new work is started) finish
+   * making those connections first, within the same bound.  A barrier's
+   * last message to a peer this rank had never talked to is one. */
+  while (gexi_sock_now() < deadline && frames_wait_for_connection(s))
+    if (!gexi_sock_poll(GEXI_POLL_REPLIES)) gexi_sock_block(1000);
+  /* Peers whose bytes did not all go at once, with their descriptors. */
+  gex_Rank_t *left = malloc(gexi_ctx.size * sizeof *left);
+  struct pollfd *pf = malloc(gexi_ctx.size * sizeof *pf);
+  unsigned nleft = 0;
+  for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
+    struct sock_peer *p = &s->peers[j];
+    if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) continue;
+    uint64_t now = gexi_sock_now(), until = now + SOCK_EXIT_LOCK_MS * 1000000ull;
+    if (!tx_lock_until(p, until < deadline ? until : deadline)) continue;
+    q_settle(p);
+    if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_UP) {
+      struct sock_frame f = {.type = SOCK_F_BYE};
+      q_push(p, (const char *)&f, sizeof f, 1);
+      q_settle(p);
+      /* Nothing may follow the BYE: senders now find the connection
+       * closed (no fault while leaving), and the polls leave it alone. */
+      atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
+      if (exit_write(p) && left && pf) left[nleft++] = j;
+    }
+    gexi_sock_tx_unlock(p);
+  }
+  /* While the rest goes, what these peers send is read and dropped (when
+   * no other thread reads their connections: this one polls, or nobody
+   * does), so that two ranks leaving at once with full queues to each
+   * other do not wait on each other. */
+  const int drain = nleft && (gexi_sock_polling() || pthread_mutex_trylock(&s->poll_lock) == 0);
+  for (unsigned i = 0; i < nleft; i++)
+    pf[i] = (struct pollfd){s->peers[left[i]].fd, (short)(POLLOUT | (drain ? POLLIN : 0)), 0};
+  char sink[4096];
+  while (nleft) {
+    uint64_t now = gexi_sock_now();
+    if (now >= deadline) break;
+    int ms = (int)((deadline - now + 999999) / 1000000);
+    if (poll(pf, nleft, ms) < 0 && errno != EINTR) break;
+    for (unsigned i = 0; i < nleft; i++) {
+      struct sock_peer *p = &s->peers[left[i]];
+      if (pf[i].revents & POLLIN) {
+        ssize_t r;
+        while ((r = recv(p->fd, sink, sizeof sink, MSG_DONTWAIT)) > 0) {
+        }
+        if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+          pf[i].events &= (short)~POLLIN; /* its end: nothing more to read */
+      }
+      int more = 1;
+      if ((pf[i].revents & (POLLOUT | POLLERR | POLLHUP | POLLNVAL)) &&
+          tx_lock_until(p, deadline)) {
+        more = exit_write(p);
+        gexi_sock_tx_unlock(p);
+      }
+      if (!more) { /* done: the last entry takes its place, and is looked at next */
+        nleft--;
+        left[i] = left[nleft];
+        pf[i] = pf[nleft];
+        i--;
+      }
+    }
+  }
+  /* (poll_lock, if taken here, stays taken: the process is ending) */
+  free(left);
+  free(pf);
 }
