@@ -504,20 +504,6 @@ static int exit_write(struct sock_peer *p) {
   return p->qn != 0;
 }
 
-/* Whether a frame of this rank waits for a connection that is being made
- * (q_early): it goes when the connection is up. */
-static int frames_wait_for_connection(struct gexi_sock *s) {
-  for (gex_Rank_t j = 0; j < gexi_ctx.size; j++) {
-    struct sock_peer *p = &s->peers[j];
-    if (!connecting(atomic_load_explicit(&p->state, memory_order_acquire))) continue;
-    if (!gexi_sock_tx_trylock(p)) return 1; /* (being appended to: it may) */
-    size_t qn = p->qn;
-    gexi_sock_tx_unlock(p);
-    if (qn) return 1;
-  }
-  return 0;
-}
-
 /* Called by gexi_end_process (possibly on the bootstrap's watchdog thread):
  * every connected peer gets a BYE, behind what is queued for it, so that
  * its end of file is not taken for a failure and what this rank sent last
@@ -531,12 +517,6 @@ void gexi_sock_at_exit(void) {
   if (!s || !s->peers) return;
   atomic_store_explicit(&s->leaving, 1, memory_order_release);
   const uint64_t deadline = gexi_sock_now() + SOCK_EXIT_FLUSH_MS * 1000000ull;
-  /* Frames sent to a peer whose connection was still being made wait in
-   * its queue: polls (for Replies only: no new work is started) finish
-   * making those connections first, within the same bound.  A barrier's
-   * last message to a peer this rank had never talked to is one. */
-  while (gexi_sock_now() < deadline && frames_wait_for_connection(s))
-    if (!gexi_sock_poll(GEXI_POLL_REPLIES)) gexi_sock_block(1000);
   /* Peers whose bytes did not all go at once, with their descriptors. */
   gex_Rank_t *left = malloc(gexi_ctx.size * sizeof *left);
   struct pollfd *pf = malloc(gexi_ctx.size * sizeof *pf);
