@@ -98,7 +98,10 @@ static inline void idle(bool may_sleep) {
    * stays on its core took milliseconds instead of a microsecond
    * (docs/design.md, "Waiting without starving others").  Without
    * neighbours, every message comes through the network, whose descriptor
-   * wakes a sleeping rank: auto then yields and sleeps as yield does. */
+   * wakes a sleeping rank: auto then yields and sleeps as yield does.
+   * Not the default: where other jobs' ranks share the cores (or this
+   * job's, in network namespaces the host count does not see), spinning
+   * keeps a waiting rank on the core its peer needs. */
   if (mode == GEXI_WAIT_AUTO && !eager && gexi_ctx.nbrhd_size > 1) return;
   const unsigned before = eager ? 1 : GEXI_SPINS_BEFORE_YIELD;
   if (++gexi_tls.idle_polls >= before) {
