@@ -227,8 +227,8 @@ void gexi_sock_accept(void) {
 
 void gexi_sock_pending_expire(uint64_t now) {
   struct gexi_sock *s = S();
-  if (now < s->next_expire) return; /* looked at ten times a second */
-  s->next_expire = now + SOCK_PENDING_NS / 100;
+  if (now < s->next_expire) return; /* looked at every 10 ms */
+  s->next_expire = now + SOCK_PENDING_NS / 1000;
   for (unsigned i = 0; i < s->npend_cap; i++)
     if (s->pend[i].fd >= 0 && now > s->pend[i].deadline)
       pending_refuse(i, "no handshake within 10 s");
