@@ -158,7 +158,6 @@ static void connect_retry(gex_Rank_t j, const char *why) {
   p->retry_at = now + wait;
 }
 
-static void connect_done(gex_Rank_t j);
 
 /* ---- the listener's side ------------------------------------------------------ */
 /* Slot i's connection leaves the table (its descriptor closed unless
@@ -249,7 +248,7 @@ static void pending_admit(unsigned i) {
     return;
   }
   if (p->cfd >= 0) connect_drop(from); /* ours loses: the lower rank's connection is kept */
-  if (p->cstep) connect_done(from);      /* (in flight or in its backoff) */
+  if (p->cstep) attempt_end(from);      /* (in flight or in its backoff) */
   int fd = q->fd;
   pending_end(i, 1);
   gexi_sock_attach(from, fd);
@@ -404,8 +403,6 @@ void gexi_sock_connect_timers(uint64_t now) {
   }
 }
 
-/* Our attempt's handshake is over: it is j's connection (or it lost). */
-static void connect_done(gex_Rank_t j) { attempt_end(j); }
 
 void gexi_sock_connect_io(gex_Rank_t j) {
   struct sock_peer *p = &S()->peers[j];
@@ -424,7 +421,7 @@ void gexi_sock_connect_io(gex_Rank_t j) {
       connect_retry(j, "it closed the connection during the handshake");
     } else {
       connect_drop(j);
-      connect_done(j);
+      attempt_end(j);
     }
     return;
   }
@@ -451,20 +448,20 @@ void gexi_sock_connect_io(gex_Rank_t j) {
     gexi_sock_unwatch(fd);
     p->cfd = -1;
     S()->nconnecting--;
-    connect_done(j);
+    attempt_end(j);
     gexi_sock_attach(j, fd);
     return;
   }
   if (ok && m->step == SOCK_HS_REFUSE && gexi_tag_equal(m->mac, hs_mac(LBL_NO, j, me, p->nonce_c, p->nonce_l))) {
     connect_drop(j); /* its own connection to us is on its way */
-    connect_done(j);
+    attempt_end(j);
     int down = SOCK_DOWN;
     atomic_compare_exchange_strong(&p->state, &down, SOCK_WAITING);
     return;
   }
   /* The published address of rank j answered without the job's secret. */
   connect_drop(j);
-  connect_done(j);
+  attempt_end(j);
   gexi_sock_refuse("rank %u's address answered the handshake without the job's secret", (unsigned)j);
   gexi_sock_peer_gone(j, 1, "its address does not answer as a rank of this job");
 }

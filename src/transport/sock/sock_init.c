@@ -193,8 +193,10 @@ void gexi_sock_start(int one_host) {
 
   struct sock_addr_rec mine = {s->me.sin_addr.s_addr, s->me.sin_port, 0};
   struct sock_addr_rec *all = calloc(gexi_ctx.size, sizeof *all);
-  s->peers = aligned_alloc(_Alignof(struct sock_peer), gexi_ctx.size * sizeof *s->peers);
-  if (s->peers) memset(s->peers, 0, gexi_ctx.size * sizeof *s->peers);
+  /* Zeroed before it is published: the exit hook may read it from another thread. */
+  struct sock_peer *peers = aligned_alloc(_Alignof(struct sock_peer), gexi_ctx.size * sizeof *peers);
+  if (peers) memset(peers, 0, gexi_ctx.size * sizeof *peers);
+  __atomic_store_n(&s->peers, peers, __ATOMIC_RELEASE);
   s->up = calloc(gexi_ctx.size, sizeof *s->up);
   s->trying = calloc(gexi_ctx.size, sizeof *s->trying);
   s->touched = calloc(gexi_ctx.size, sizeof *s->touched);
