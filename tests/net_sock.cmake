@@ -196,3 +196,8 @@ gex_add_driver_test(netns_sock_ports LABELS "net;net_sock;netns"
 foreach(n 7 32)
   gex_add_net_run(sock t_alltoall ${n} GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_ROUNDS=3 ${_sock})
 endforeach()
+# Frames to a peer whose connection is being made wait in the sender; a
+# wait that completes lets them go before it returns (t_leave_after_wait.c).
+foreach(n 8 32)
+  gex_add_net_run(sock t_leave_after_wait ${n} GEX_SUPERNODE_MAXSIZE=1 ${_sock})
+endforeach()

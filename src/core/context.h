@@ -240,6 +240,12 @@ struct gexi_context {
   /* The copies themselves: rma/rma_device.c's list, under dev_lock. */
   pthread_mutex_t dev_lock;
   struct gexi_dev_inflight *dev_ops;
+  /* Peers with frames that wait in this process for their connection to
+   * be made (kept by the network transport): a wait that completes does
+   * not return while there are some (net->settle), so that what a rank
+   * sent before it leaves the library -- a barrier's last messages -- is
+   * in the kernel's hands, as a frame to a connected peer is. */
+  _Atomic unsigned net_unsent;
 
   /* GEXI_WAIT_*: GEX_WAIT_MODE's, or gasnet_set_waitmode's since
    * (core/hooks.h); read by every waiting thread (core/progress.c). */
@@ -439,6 +445,13 @@ uint64_t gexi_now_ns(void);
 /* Call when a wait loop made no progress: yields the CPU after a short run
  * of empty polls so oversubscribed nodes keep moving. */
 void gexi_idle(void);
+/* At the end of a blocking wait: frames that still wait for their
+ * connection leave first (gexi_ctx.net_unsent). */
+void gexi_settle_slow(void);
+static inline void gexi_settle(void) {
+  if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_relaxed)))
+    gexi_settle_slow();
+}
 static inline void gexi_busy(void) { gexi_tls.idle_polls = 0; gexi_tls.idle_yields = 0; }
 
 /* ---- helpers ---- */

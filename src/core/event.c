@@ -98,6 +98,7 @@ void gex_Event_Wait(gex_Event_t event) {
   }
   gexi_busy(); /* the wait completed: the next one starts spinning afresh */
   event_free(event);
+  gexi_settle();
 }
 
 /* The arguments of the array calls: the array (NULL only when empty) and
@@ -162,12 +163,13 @@ void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags
   check_array("gex_Event_WaitSome", pevent, numevents, flags);
   for (;;) {
     size_t live, done = test_array(pevent, numevents, &live);
-    if (live == 0 || done > 0) return;
+    if (live == 0 || done > 0) break;
     if (gexi_poll(GEXI_POLL_ALL))
       gexi_busy();
     else
       gexi_idle();
   }
+  gexi_settle();
 }
 
 void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
@@ -175,12 +177,13 @@ void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
   check_array("gex_Event_WaitAll", pevent, numevents, flags);
   for (;;) {
     size_t live, done = test_array(pevent, numevents, &live);
-    if (done == live) return;
+    if (done == live) break;
     if (gexi_poll(GEXI_POLL_ALL))
       gexi_busy();
     else
       gexi_idle();
   }
+  gexi_settle();
 }
 
 gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category) {

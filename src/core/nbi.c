@@ -53,6 +53,7 @@ __attribute__((noinline)) static void nbi_wait_slow(gex_EC_t event_mask) {
     else
       gexi_idle();
   }
+  gexi_settle();
 }
 
 void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
@@ -62,6 +63,7 @@ void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
   if (gexi_tls.flush_deferred) gexi_tls.flush_deferred();
   if (!nbi_any()) {
     gexi_tls.nbi_maybe = 0;
+    gexi_settle();
     return;
   }
   nbi_wait_slow(event_mask);

@@ -128,6 +128,8 @@ static inline void idle(bool may_sleep) {
 
 void gexi_idle(void) { idle(true); }
 
+void gexi_settle_slow(void) { gexi_ctx.net->settle(-1); }
+
 uint64_t gexi_net_sleeps(void) { return gexi_tls.net_sleeps; }
 uint64_t gexi_wait_yields(void) { return gexi_tls.yields; }
 

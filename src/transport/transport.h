@@ -26,6 +26,10 @@ struct gexi_net_ops {
   /* Sleep until the network may have work for this process or timeout_us
    * passes; returns at once when it cannot tell (no wait object). */
   void (*block)(int timeout_us);
+  /* Poll until no frame waits for its connection to be made (gexi_ctx.
+   * net_unsent is 0), or for at most timeout_ms when it is not negative;
+   * NULL when frames never wait so. */
+  void (*settle)(int timeout_ms);
   /* Send an AM: returns non-zero only for an IMMEDIATE refusal; the payload
    * is reusable on return. */
   int (*am_send)(gex_Rank_t jobrank, const struct gexi_am_hdr *h, const void *payload,

@@ -244,6 +244,10 @@ struct sock_peer {
   uint32_t rx_cap; /* rx's size: SOCK_RX_MIN, doubled while recvs fill it, up to SOCK_RX_BUF */
   uint8_t rx_grow; /* the last recv filled it: double it before the next */
   uint8_t touched; /* in gexi_sock.touched (under poll_lock) */
+  /* The queue holds frames sent before the connection was made: the
+   * peer is counted in gexi_ctx.net_unsent until they are written, and
+   * in nqueued only once the connection is up (under tx_lock). */
+  uint8_t early;
   int busy, bye;
   struct sock_direct d;
 };
@@ -358,6 +362,15 @@ void gexi_sock_connect_timers(uint64_t now);
 void gexi_sock_connect_soon(gex_Rank_t j);
 /* Make j's connection usable (polls until it is; fatal if j is gone). */
 void gexi_sock_need(gex_Rank_t j, int what);
+/* See that j's connection is up or on its way (an attempt of ours in
+ * flight or queued, or j's own to us), starting one if need be; fatal if
+ * j is gone.  Frames sent to j before it is up wait in its queue
+ * (sock_send.c, q_early).  Polls until j is up, as gexi_sock_need, only
+ * when no attempt can be started now (another thread polls). */
+void gexi_sock_reach(gex_Rank_t j, int what);
+/* The settle op (transport.h): polls until no frame waits for its
+ * connection (or timeout_ms, if not negative, passes). */
+void gexi_sock_settle(int timeout_ms);
 
 /* ---- sock_send.c ---- */
 enum { SOCK_TX_COPY = 0, SOCK_TX_BORROW = 1, SOCK_TX_WAIT = 2, SOCK_TX_BATCH = 4 };
@@ -445,6 +458,9 @@ void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why);
 /* At process exit (gexi_end_process): a BYE to every connected peer,
  * behind what is queued for it, with a bounded effort. */
 void gexi_sock_at_exit(void);
+/* j's authenticated connection is up (its fd set): frames sent while it
+ * was being made are written now (under poll_lock; takes tx_lock). */
+void gexi_sock_tx_start(gex_Rank_t j);
 /* Drop everything queued for p (under tx_lock; its connection ended). */
 void gexi_sock_q_drop(struct sock_peer *p);
 

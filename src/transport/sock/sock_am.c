@@ -27,6 +27,10 @@ void gexi_sock_am_setup(void) {
   s->credit_bytes = gexi_ctx.env.sock_am_credit ? (int64_t)gexi_ctx.env.sock_am_credit
                                                 : (int64_t)512 << 10;
   s->credit_return = (uint32_t)(s->credit_bytes / 4);
+  /* From the start, not from the connection: Requests sent before it is
+   * made wait in the peer's queue (sock_send.c) with their credit spent. */
+  for (gex_Rank_t j = 0; j < gexi_ctx.size; j++)
+    atomic_store_explicit(&s->peers[j].credit, s->credit_bytes, memory_order_relaxed);
 }
 
 const char *gexi_sock_take_credit(gex_Rank_t j, uint32_t credit) {
@@ -69,7 +73,7 @@ int gexi_sock_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *pay
       gexi_sock_connect_soon(j);
       if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) != SOCK_UP) return 1;
     } else {
-      gexi_sock_need(j, what);
+      gexi_sock_reach(j, what);
     }
   }
   size_t hl = SOCK_AM_HDR_LEN(h->nargs);

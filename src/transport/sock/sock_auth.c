@@ -123,13 +123,27 @@ static void trying_remove(gex_Rank_t j) {
     }
 }
 
-/* Our attempts to connect to j are over: it is connected, or gone. */
+static void connect_start(gex_Rank_t j);
+
+/* Our attempts to connect to j are over: it is connected, or gone.  Its
+ * place among the SOCK_CONNECT_WINDOW goes to the first attempt queued. */
 static void attempt_end(gex_Rank_t j) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
-  if (p->cstep && p->cstep != SOCK_CS_QUEUED) s->nactive--;
+  int freed = p->cstep && p->cstep != SOCK_CS_QUEUED;
   p->cstep = 0;
   trying_remove(j);
+  if (!freed) return;
+  s->nactive--;
+  for (unsigned i = 0; i < s->ntrying; i++) {
+    gex_Rank_t k = s->trying[i];
+    if (s->peers[k].cstep == SOCK_CS_QUEUED &&
+        atomic_load_explicit(&s->peers[k].state, memory_order_acquire) == SOCK_DOWN) {
+      s->nactive++;
+      connect_start(k);
+      return;
+    }
+  }
 }
 
 /* Our attempt to connect to j failed (its connection closed, if it had
@@ -477,6 +491,35 @@ void gexi_sock_connect_soon(gex_Rank_t j) {
       p->cstep == 0)
     gexi_sock_connect(j);
   if (!nested) pthread_mutex_unlock(&s->poll_lock);
+}
+
+void gexi_sock_reach(gex_Rank_t j, int what) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  int st = atomic_load_explicit(&p->state, memory_order_acquire);
+  if (st == SOCK_UP || st == SOCK_WAITING) return;
+  if (st == SOCK_CLOSED) gexi_sock_peer_gone(j, 1, "its connection is closed");
+  int nested = gexi_sock_polling();
+  if (nested || pthread_mutex_trylock(&s->poll_lock) == 0) {
+    if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN && p->cfd < 0 &&
+        p->cstep == 0)
+      gexi_sock_connect(j);
+    int going = atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_DOWN || p->cstep;
+    if (!nested) pthread_mutex_unlock(&s->poll_lock);
+    if (going) return;
+  }
+  gexi_sock_need(j, what);
+}
+
+void gexi_sock_settle(int timeout_ms) {
+  uint64_t until = timeout_ms < 0 ? UINT64_MAX : gexi_sock_now() + (uint64_t)timeout_ms * 1000000ull;
+  while (atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_acquire) &&
+         (timeout_ms < 0 || gexi_sock_now() < until)) {
+    if (gexi_poll(GEXI_POLL_ALL))
+      gexi_busy();
+    else
+      gexi_idle();
+  }
 }
 
 /* Polls until j's connection is up (connecting first if nobody has). */

@@ -129,6 +129,7 @@ static const struct gexi_net_ops sock_ops = {
     .name = "sock",
     .poll = gexi_sock_poll,
     .block = gexi_sock_block,
+    .settle = gexi_sock_settle,
     .am_send = gexi_sock_am_send,
     .am_short = gexi_sock_am_short,
     .put = gexi_sock_put,

@@ -57,10 +57,9 @@ void gexi_sock_attach(gex_Rank_t j, int fd) {
     int v = (int)sndbuf;
     (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v);
   }
-  atomic_store_explicit(&p->credit, s->credit_bytes, memory_order_relaxed);
   gexi_sock_watch(fd, SOCK_EV_UP, j);
   s->up[s->nup++] = j;
-  atomic_store_explicit(&p->state, SOCK_UP, memory_order_release);
+  gexi_sock_tx_start(j);
 }
 
 /* j's connection ended or broke (under poll_lock). */

@@ -145,7 +145,7 @@ static uint64_t seg_key(const char *fn, gex_Rank_t j) {
   if (GEXI_UNLIKELY(!key))
     gexi_fatal("%s: rank %u has no segment reachable over the network", fn, (unsigned)j);
   if (GEXI_UNLIKELY(atomic_load_explicit(&S()->peers[j].state, memory_order_acquire) != SOCK_UP))
-    gexi_sock_need(j, GEXI_POLL_ALL);
+    gexi_sock_reach(j, GEXI_POLL_ALL);
   return key;
 }
 

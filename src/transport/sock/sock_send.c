@@ -31,6 +31,11 @@ void gexi_sock_peer_gone(gex_Rank_t j, int fault, const char *why) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
   atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
+  /* Frames that waited for a connection never made are dropped.  (No
+   * caller holds j's tx_lock here.) */
+  gexi_sock_tx_lock(p);
+  if (p->early) gexi_sock_q_drop(p);
+  gexi_sock_tx_unlock(p);
   /* A peer that leaves once the job's exit has begun (with BYE or not: its
    * flush at exit is bounded) is no fault; nor is anything while this
    * process leaves.  Otherwise the launcher decides who is to blame: a rank
@@ -213,6 +218,12 @@ int gexi_sock_tx_first_send(gex_Rank_t j, struct sock_peer *p, size_t len) {
 
 void gexi_sock_q_drop(struct sock_peer *p) {
   p->tail = p->tail_lim = NULL;
+  int early = p->early && atomic_load_explicit(&p->state, memory_order_relaxed) != SOCK_UP;
+  if (p->early) { /* its connection failed, or ended, before these were written */
+    p->early = 0;
+    atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
+  }
+  if (early && p->qn) atomic_fetch_add_explicit(&S()->nqueued, 1, memory_order_relaxed); /* (not counted: undone below) */
   for (size_t i = 0; i < p->qn; i++) free(p->q[p->qhead + i].own);
   if (p->spare) atomic_fetch_sub_explicit(&S()->nspares, 1, memory_order_relaxed);
   free(p->spare);
@@ -222,7 +233,16 @@ void gexi_sock_q_drop(struct sock_peer *p) {
 }
 
 /* Write what the kernel takes of p's queue (under tx_lock): 0, or an errno. */
+static int q_write_some(struct sock_peer *p);
 static int q_write(struct sock_peer *p) {
+  int err = q_write_some(p);
+  if (p->early && !p->qn) { /* what waited for the connection is in the kernel */
+    p->early = 0;
+    atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
+  }
+  return err;
+}
+static int q_write_some(struct sock_peer *p) {
   q_settle(p); /* its pieces are about to be freed */
   if (!p->qbytes) { /* only a first frame's piece that nothing joined (gexi_sock_tx_first) */
     for (; p->qn; p->qn--, p->qhead++) piece_free(p, p->q[p->qhead].own, p->q[p->qhead].cap);
@@ -256,6 +276,21 @@ static int q_write(struct sock_peer *p) {
   }
   p->qhead = 0;
   return 0;
+}
+
+void gexi_sock_tx_start(gex_Rank_t j) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  gexi_sock_tx_lock(p);
+  atomic_store_explicit(&p->state, SOCK_UP, memory_order_release);
+  int err = 0;
+  if (p->qn) { /* frames sent while it was being made (q_early) */
+    atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+    err = q_write(p);
+    if (!p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
+  }
+  gexi_sock_tx_unlock(p);
+  if (err) gexi_sock_peer_gone(j, 0, strerror(err));
 }
 
 /* Write what the kernel takes of j's queue; whether it took anything. */
@@ -308,6 +343,29 @@ void gexi_sock_flush_any(void) {
 
 static int may_wait(void) { return !gexi_in_handler_or_hsl() && !gexi_sock_polling(); }
 
+/* Under p's tx_lock, p's connection not made yet (an attempt on its way,
+ * gexi_sock_reach): n bytes at ptr, copied, join its queue.  They are
+ * counted among the queues to write only when the connection is made
+ * (gexi_sock_tx_start; until then polls and sleeps go on as if nothing
+ * waited for the kernel), and the peer in gexi_ctx.net_unsent until the
+ * queue has been written (q_write): a wait that completes settles them
+ * first (gexi_sock_settle).  No tail is left open:
+ * an open tail means a live connection.  So a rank that starts talking to
+ * many peers makes their connections side by side, not one after another. */
+static void q_early(struct sock_peer *p, const char *ptr, size_t n) {
+  if (!p->early) {
+    p->early = 1;
+    atomic_fetch_add_explicit(&gexi_ctx.net_unsent, 1, memory_order_relaxed);
+  }
+  atomic_store_explicit(&p->tx_queued, atomic_load_explicit(&p->tx_queued, memory_order_relaxed) + n,
+                        memory_order_relaxed);
+  q_push(p, ptr, n, 1);
+  p->tail = p->tail_lim = NULL;
+}
+
+/* Whether a peer in state st is one whose connection is on its way. */
+static inline int connecting(int st) { return st == SOCK_DOWN || st == SOCK_WAITING; }
+
 int gexi_sock_send_small(gex_Rank_t j, char *buf, size_t len, int batch, int fault) {
   struct sock_peer *p = &S()->peers[j];
   gexi_sock_tx_lock(p);
@@ -318,7 +376,14 @@ int gexi_sock_send_small_locked(gex_Rank_t j, struct sock_peer *p, char *buf, si
                                 int batch, int fault) {
   struct gexi_sock *s = S();
   q_settle(p);
-  if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
+  int st = atomic_load_explicit(&p->state, memory_order_acquire);
+  if (GEXI_UNLIKELY(st != SOCK_UP)) {
+    if (connecting(st)) {
+      ((struct sock_frame *)(void *)buf)->credit = 0; /* nothing came from it yet */
+      q_early(p, buf, len);
+      gexi_sock_tx_unlock(p);
+      return 1;
+    }
     gexi_sock_tx_unlock(p);
     gexi_sock_peer_gone(j, fault, "its connection is closed");
     return 0;
@@ -405,7 +470,20 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   int batch = mode & SOCK_TX_BATCH;
   mode &= ~SOCK_TX_BATCH;
   lock_settled(p);
-  if (GEXI_UNLIKELY(atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP)) {
+  int st = atomic_load_explicit(&p->state, memory_order_acquire);
+  if (GEXI_UNLIKELY(st != SOCK_UP) && connecting(st) && mode == SOCK_TX_COPY) {
+    f->credit = 0; /* nothing came from it yet */
+    for (int k = 0; k < 4; k++) q_early(p, iov[k].iov_base, iov[k].iov_len);
+    gexi_sock_tx_unlock(p);
+    return;
+  }
+  if (GEXI_UNLIKELY(st != SOCK_UP) && connecting(st)) { /* borrowed data: wait for it */
+    gexi_sock_tx_unlock(p);
+    gexi_sock_need(j, what);
+    lock_settled(p);
+    st = atomic_load_explicit(&p->state, memory_order_acquire);
+  }
+  if (GEXI_UNLIKELY(st != SOCK_UP)) {
     gexi_sock_tx_unlock(p);
     gexi_sock_peer_gone(j, fault, "its connection is closed");
     return;
