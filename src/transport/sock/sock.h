@@ -39,6 +39,7 @@
 
 #include "am/am.h"
 #include "core/context.h"
+#include "sec/random.h"
 #include "sec/siphash.h"
 #include "transport/transport.h"
 
@@ -270,6 +271,7 @@ struct sock_region {
 
 struct gexi_sock {
   gexi_sipkey_t key;
+  struct gexi_keygen nonces; /* the handshakes' nonces (no system call each) */
   int lfd, epfd;
   struct sockaddr_in me;
   struct sock_peer *peers; /* by jobrank */
@@ -469,7 +471,8 @@ int gexi_sock_poll(int what);
 /* Whether this thread holds poll_lock (is inside a poll of this transport). */
 int gexi_sock_polling(void);
 void gexi_sock_block(int timeout_us);
-/* Attach j's authenticated connection (under poll_lock). */
+/* Attach j's authenticated connection (under poll_lock; fd is in the
+ * poll set already, as the handshake's). */
 void gexi_sock_attach(gex_Rank_t j, int fd);
 
 /* ---- sock_am.c ---- */

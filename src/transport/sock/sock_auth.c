@@ -63,7 +63,17 @@
 
 static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
 
-void gexi_sock_auth_init(int one_host) { gexi_net_job_key(&S()->key, one_host); }
+void gexi_sock_auth_init(int one_host) {
+  gexi_net_job_key(&S()->key, one_host);
+  gexi_keygen_init(&S()->nonces);
+}
+
+/* A fresh nonce: unpredictable to anyone without this process's keygen
+ * key, never the same twice in the process. */
+static void nonce(unsigned char n[16]) {
+  uint64_t v[2] = {gexi_keygen_next(&S()->nonces), gexi_keygen_next(&S()->nonces)};
+  memcpy(n, v, 16);
+}
 
 enum { LBL_RESP = 0x70736572736b6f73ULL, LBL_INIT = 0x74696e69736b6f73ULL,
        LBL_OK = 0x5f6b6f5f736b6f73ULL, LBL_NO = 0x5f6f6e5f736b6f73ULL };
@@ -164,8 +174,7 @@ static void connect_retry(gex_Rank_t j, const char *why) {
   }
   uint64_t wait = p->tries < 40 ? SOCK_RETRY_FIRST_NS << (p->tries < 7 ? p->tries : 7) : 0;
   if (wait == 0 || wait > SOCK_RETRY_MAX_NS) wait = SOCK_RETRY_MAX_NS;
-  uint32_t r;
-  gexi_random_bytes(&r, sizeof r);
+  uint32_t r = (uint32_t)gexi_keygen_next(&s->nonces);
   wait += (wait / 2) * r / UINT32_MAX; /* ranks that failed together retry apart */
   p->tries++;
   p->cstep = SOCK_CS_BACKOFF;
@@ -175,14 +184,14 @@ static void connect_retry(gex_Rank_t j, const char *why) {
 
 /* ---- the listener's side ------------------------------------------------------ */
 /* Slot i's connection leaves the table (its descriptor closed unless
- * 'keep'): the counts and the claim it held are given back. */
+ * 'keep': then it stays watched, for gexi_sock_attach to take over): the
+ * counts and the claim it held are given back. */
 static void pending_end(unsigned i, int keep) {
   struct gexi_sock *s = S();
   struct sock_pending *q = &s->pend[i];
   if (q->step == SOCK_HS_HELLO) s->nhello--;
   else if (s->claim[q->from] == i + 1) s->claim[q->from] = 0;
   if (keep) {
-    gexi_sock_unwatch(q->fd);
     q->fd = -1;
     s->npending--;
   } else {
@@ -308,7 +317,7 @@ void gexi_sock_pending_io(unsigned i) {
     if (s->claim[m->from]) pending_refuse(s->claim[m->from] - 1, "a newer hello claims its rank");
     q->from = m->from;
     memcpy(q->nonce_c, m->nonce_c, 16);
-    gexi_random_bytes(q->nonce_l, 16);
+    nonce(q->nonce_l);
     if (hs_send(q->fd, SOCK_HS_CHALLENGE, q->from, me, q->nonce_c, q->nonce_l,
                 hs_mac(LBL_RESP, me, q->from, q->nonce_c, q->nonce_l)) != 0) {
       pending_close(i);
@@ -328,11 +337,24 @@ void gexi_sock_pending_io(unsigned i) {
 }
 
 /* ---- the connecting side -------------------------------------------------------- */
+/* Our HELLO to j, with a fresh nonce (kept in j's entry). */
+static void hello_msg(struct sock_hs *m, gex_Rank_t j) {
+  struct sock_peer *p = &S()->peers[j];
+  nonce(p->nonce_c);
+  memset(m, 0, sizeof *m);
+  m->magic = SOCK_HS_MAGIC;
+  m->step = SOCK_HS_HELLO;
+  m->from = gexi_ctx.rank;
+  m->to = j;
+  memcpy(m->nonce_c, p->nonce_c, 16);
+}
+
 /* The TCP connection is made: say HELLO and wait for the CHALLENGE. */
 static void connect_hello(gex_Rank_t j) {
   struct sock_peer *p = &S()->peers[j];
-  gexi_random_bytes(p->nonce_c, 16);
-  if (hs_send(p->cfd, SOCK_HS_HELLO, gexi_ctx.rank, j, p->nonce_c, NULL, 0) != 0) {
+  struct sock_hs m;
+  hello_msg(&m, j);
+  if (send(p->cfd, &m, sizeof m, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)sizeof m) {
     connect_retry(j, "the hello could not be sent");
     return;
   }
@@ -372,9 +394,18 @@ static void connect_start(gex_Rank_t j) {
     return;
   }
   p->retry_at = gexi_sock_now() + SOCK_TCP_CONNECT_NS;
-  if (rc == 0) {
+  /* Over loopback (and often on a LAN) the kernel has made the connection
+   * by now: the HELLO goes at once, not a poll later. */
+  struct sock_hs m;
+  hello_msg(&m, j);
+  if (rc == 0 || send(fd, &m, sizeof m, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof m) {
     gexi_sock_watch_for(fd, SOCK_EV_CONNECT, j, EPOLLIN);
-    connect_hello(j);
+    if (rc == 0) {
+      connect_hello(j);
+    } else {
+      p->cstep = SOCK_HS_CHALLENGE;
+      p->cgot = 0;
+    }
     return;
   }
   p->cstep = SOCK_CS_TCP;
@@ -458,8 +489,7 @@ void gexi_sock_connect_io(gex_Rank_t j) {
   }
   ok = ok && p->cstep == SOCK_HS_ACCEPT && memcmp(m->nonce_l, p->nonce_l, 16) == 0;
   if (ok && m->step == SOCK_HS_ACCEPT && gexi_tag_equal(m->mac, hs_mac(LBL_OK, j, me, p->nonce_c, p->nonce_l))) {
-    int fd = p->cfd;
-    gexi_sock_unwatch(fd);
+    int fd = p->cfd; /* (stays watched: gexi_sock_attach takes it over) */
     p->cfd = -1;
     S()->nconnecting--;
     attempt_end(j);

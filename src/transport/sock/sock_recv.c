@@ -57,7 +57,7 @@ void gexi_sock_attach(gex_Rank_t j, int fd) {
     int v = (int)sndbuf;
     (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v);
   }
-  gexi_sock_watch(fd, SOCK_EV_UP, j);
+  gexi_sock_rewatch(fd, SOCK_EV_UP, j, EPOLLIN); /* (watched as a handshake until now) */
   s->up[s->nup++] = j;
   gexi_sock_tx_start(j);
 }
