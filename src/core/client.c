@@ -34,6 +34,17 @@ static void host_identity(char *out, size_t len) {
   snprintf(out, len, "%s/%s/%s", host, boot, netns);
 }
 
+/* Whether host keys a and b (host_identity's "name/boot id/netns") name
+ * the same machine: the same boot id, whatever the network namespace or
+ * the name.  Without a boot id, the same key. */
+static int same_machine(const char *a, const char *b) {
+  const char *ba = strchr(a, '/'), *bb = strchr(b, '/');
+  if (!ba || !bb) return strcmp(a, b) == 0;
+  size_t la = strcspn(ba + 1, "/"), lb = strcspn(bb + 1, "/");
+  if (la == 0 || lb == 0) return strcmp(a, b) == 0;
+  return la == lb && memcmp(ba + 1, bb + 1, la) == 0;
+}
+
 /* GEX_SUPERNODE_MAXSIZE=N: split each host's ranks, in jobrank order, into
  * groups of at most N that share memory; other groups of the same host are
  * reached over the network.  N=1 sends every peer through the network.
@@ -121,8 +132,12 @@ static void build_nbrhd(const struct gexi_proc_info *all, char *const *host_keys
   gexi_ctx.host_index = host.index;
   gexi_ctx.host_count = host.count;
   gexi_ctx.host_rank = host.rank;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  gexi_ctx.host_oversubscribed = cpus > 0 && (long)host.size > cpus;
+  /* The job's ranks on this machine, in every network namespace of it:
+   * ranks in namespaces standing for hosts share its processors too. */
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN), on_machine = 0;
+  for (gex_Rank_t j = 0; j < n; j++)
+    on_machine += same_machine(host_keys[j], host_keys[gexi_ctx.rank]);
+  gexi_ctx.host_oversubscribed = cpus > 0 && on_machine > cpus;
 }
 
 

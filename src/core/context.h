@@ -186,8 +186,9 @@ struct gexi_context {
    * a part of one under GEX_SUPERNODE_MAXSIZE). */
   gex_Rank_t *host_jobranks;
   gex_Rank_t host_size, host_index, host_count, host_rank;
-  /* More ranks on this host than online processors: every wait loop yields
-   * on each empty poll (core/progress.c).  Set once, before attach ends. */
+  /* More ranks of the job on this machine (in any of its network
+   * namespaces) than online processors: every wait loop yields on each
+   * empty poll (core/progress.c).  Set once, before attach ends. */
   bool host_oversubscribed;
 
   struct gexi_Client client;
