@@ -179,7 +179,7 @@ endforeach()
 gex_add_net_run(sockspin t_am_medium 7 GEX_SUPERNODE_MAXSIZE=1 GEX_WAIT_MODE=spin ${_sock})
 # What a long wait does under each mode, every peer over the network.
 gex_add_net_run(sock t_wait_policy 2 GEX_SUPERNODE_MAXSIZE=1 ${_sock})
-gex_add_net_run(sockauto t_wait_policy 2 GEX_SUPERNODE_MAXSIZE=1 GEX_WAIT_MODE=auto ${_sock})
+gex_add_net_run(sockyield t_wait_policy 2 GEX_SUPERNODE_MAXSIZE=1 GEX_WAIT_MODE=yield ${_sock})
 gex_add_net_run(sockblock t_mt_stress 4 GEX_SUPERNODE_MAXSIZE=1 GEX_WAIT_MODE=block ${_sock})
 # Connection setup in a crowd (docs/network.md, "Limits"): 128 ranks
 # all-to-all, every rank its own node; 16 ranks whose namespace has 40

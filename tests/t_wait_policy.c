@@ -8,13 +8,13 @@
  * network sleeps of its wait (internal hooks) and checks them against
  * what its mode must do:
  *
- *   auto (GEX_WAIT_MODE=auto), the ranks neighbours in shared memory and
+ *   auto (the default), the ranks neighbours in shared memory and
  *        the host not oversubscribed by the job: neither yields nor sleeps (it spins,
  *        as the reference does, so that another program's busy loop never
  *        gets its core while its neighbour may answer at once);
  *   auto, every peer over the network (GEX_SUPERNODE_MAXSIZE=1): yields and
  *        sleeps on the network, whose descriptor wakes it;
- *   yield (the default, and gasnet_set_waitmode(GASNET_WAIT_SPINBLOCK)): yields;
+ *   yield (GEX_WAIT_MODE=yield, and gasnet_set_waitmode(GASNET_WAIT_SPINBLOCK)): yields;
  *   spin (GASNET_WAIT_SPIN): neither, unless the host is oversubscribed.
  *
  * Each step checks the flag's value and ends with a barrier.  A job that
@@ -78,14 +78,14 @@ int main(int argc, char **argv) {
   gex_System_QueryHostInfo(&nb, &host, NULL);
   const int crowded = cpus > 0 && (long)host > cpus; /* the job oversubscribes the host */
   const char *mode_env = getenv("GEX_WAIT_MODE");
-  const int is_auto = mode_env && strcmp(mode_env, "auto") == 0;
-  const int is_yield = !mode_env || strcmp(mode_env, "yield") == 0; /* the default */
+  const int is_auto = !mode_env || strcmp(mode_env, "auto") == 0; /* the default */
+  const int is_yield = mode_env && strcmp(mode_env, "yield") == 0;
   uint64_t y, s;
 
   long_wait(1, &y, &s); /* the job's own mode */
   if (T.rank == 0) {
     test_log("mode %s, %u neighbour(s), %u rank(s) on %ld core(s): %" PRIu64 " yields, %" PRIu64
-             " sleeps", mode_env ? mode_env : "yield (default)", (unsigned)nbrhd, (unsigned)host,
+             " sleeps", mode_env ? mode_env : "auto (default)", (unsigned)nbrhd, (unsigned)host,
              cpus, y, s);
     if (crowded)
       CHECKF(y + s > 0, "an oversubscribed host must yield or sleep");

@@ -135,7 +135,7 @@ void gexi_env_load(void) {
                "(libfabric)", nt);
   e->net_verbose = gexi_env_switch("GEX_NET_VERBOSE", 0);
   const char *wm = gexi_env_string("GEX_WAIT_MODE");
-  e->wait_mode = !wm                             ? GEXI_WAIT_YIELD
+  e->wait_mode = !wm                             ? GEXI_WAIT_AUTO
                  : strcasecmp(wm, "auto") == 0   ? GEXI_WAIT_AUTO
                  : strcasecmp(wm, "yield") == 0  ? GEXI_WAIT_YIELD
                  : strcasecmp(wm, "block") == 0  ? GEXI_WAIT_BLOCK
