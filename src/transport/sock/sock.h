@@ -169,6 +169,11 @@ static inline int64_t gexi_sock_frame_cost(size_t whole) {
 /* ---- per peer ------------------------------------------------------------------ */
 enum { SOCK_DOWN = 0, SOCK_WAITING, SOCK_UP, SOCK_CLOSED };
 
+/* sock_peer.early: 0, or frames sent before the connection was made wait
+ * for it (the queue is not counted in nqueued yet), or they are being
+ * written over it (counted, as any queue). */
+enum { SOCK_EARLY_WAITING = 1, SOCK_EARLY_WRITING = 2 };
+
 /* Bytes waiting to be written to a peer: owned copies or borrowed memory. */
 struct sock_seg {
   const char *p;
@@ -245,9 +250,9 @@ struct sock_peer {
   uint32_t rx_cap; /* rx's size: SOCK_RX_MIN, doubled while recvs fill it, up to SOCK_RX_BUF */
   uint8_t rx_grow; /* the last recv filled it: double it before the next */
   uint8_t touched; /* in gexi_sock.touched (under poll_lock) */
-  /* The queue holds frames sent before the connection was made: the
-   * peer is counted in gexi_ctx.net_unsent until they are written, and
-   * in nqueued only once the connection is up (under tx_lock). */
+  /* SOCK_EARLY_*: the queue holds frames sent before the connection was
+   * made; the peer is counted in gexi_ctx.net_unsent until they are
+   * written (under tx_lock). */
   uint8_t early;
   int busy, bye;
   struct sock_direct d;

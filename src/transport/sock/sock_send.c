@@ -218,12 +218,13 @@ int gexi_sock_tx_first_send(gex_Rank_t j, struct sock_peer *p, size_t len) {
 
 void gexi_sock_q_drop(struct sock_peer *p) {
   p->tail = p->tail_lim = NULL;
-  int early = p->early && atomic_load_explicit(&p->state, memory_order_relaxed) != SOCK_UP;
   if (p->early) { /* its connection failed, or ended, before these were written */
+    /* (SOCK_EARLY_WAITING: not counted in nqueued; undone below) */
+    if (p->early == SOCK_EARLY_WAITING && p->qn)
+      atomic_fetch_add_explicit(&S()->nqueued, 1, memory_order_relaxed);
     p->early = 0;
     atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
   }
-  if (early && p->qn) atomic_fetch_add_explicit(&S()->nqueued, 1, memory_order_relaxed); /* (not counted: undone below) */
   for (size_t i = 0; i < p->qn; i++) free(p->q[p->qhead + i].own);
   if (p->spare) atomic_fetch_sub_explicit(&S()->nspares, 1, memory_order_relaxed);
   free(p->spare);
@@ -286,6 +287,7 @@ void gexi_sock_tx_start(gex_Rank_t j) {
   int err = 0;
   if (p->qn) { /* frames sent while it was being made (q_early) */
     atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+    if (p->early) p->early = SOCK_EARLY_WRITING;
     err = q_write(p);
     if (!p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
   }
@@ -354,7 +356,7 @@ static int may_wait(void) { return !gexi_in_handler_or_hsl() && !gexi_sock_polli
  * many peers makes their connections side by side, not one after another. */
 static void q_early(struct sock_peer *p, const char *ptr, size_t n) {
   if (!p->early) {
-    p->early = 1;
+    p->early = SOCK_EARLY_WAITING;
     atomic_fetch_add_explicit(&gexi_ctx.net_unsent, 1, memory_order_relaxed);
   }
   atomic_store_explicit(&p->tx_queued, atomic_load_explicit(&p->tx_queued, memory_order_relaxed) + n,
