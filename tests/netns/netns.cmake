@@ -64,6 +64,14 @@ foreach(t t_rma t_am_medium t_barrier)
   gex_add_netns_test(mh_${t} ${t} RANKS_PER_HOST 2 LABELS conformance)
 endforeach()
 
+# ---- waiting on a machine whose namespaces the job fills -------------------------
+# Four ranks in two namespaces of this machine share its cores, though each
+# namespace (host) holds only two: what a long wait does is judged by the
+# machine's count (t_wait_policy.c; docs/design.md, "Waiting without starving
+# others"): on two cores it must yield, also in the default mode.
+gex_add_netns_test(mh_t_wait_policy t_wait_policy RANKS_PER_HOST 2 LABELS events
+                   ENV "GEX_TEST_MACHINE_RANKS=4")
+
 # ---- an ssh-like remote shell (command joined and run by a shell, which stays
 # between the remote shell and the proxy) -------------------------------------
 gex_add_netns_test(mh_fake_ssh t_am_medium RANKS_PER_HOST 2
