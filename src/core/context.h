@@ -447,11 +447,12 @@ uint64_t gexi_now_ns(void);
  * of empty polls so oversubscribed nodes keep moving. */
 void gexi_idle(void);
 /* At the end of a blocking wait: frames that still wait for their
- * connection leave first (gexi_ctx.net_unsent). */
-void gexi_settle_slow(void);
+ * connection leave first (gexi_ctx.net_unsent); the slow part polls for at
+ * most timeout_ms when that is not negative. */
+void gexi_settle_slow(int timeout_ms);
 static inline void gexi_settle(void) {
   if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_relaxed)))
-    gexi_settle_slow();
+    gexi_settle_slow(-1);
 }
 static inline void gexi_busy(void) { gexi_tls.idle_polls = 0; gexi_tls.idle_yields = 0; }
 

@@ -2,7 +2,6 @@
 #include <stdio.h>
 
 #include "core/context.h"
-#include "transport/transport.h"
 
 /* The most gasnet_exit waits for connections still being made, so that
  * what the rank sent to those peers is not dropped (core/context.h,
@@ -13,7 +12,7 @@ void gasnet_exit(int exitcode) {
   /* Allowed from any context, including AM handlers and with HSLs held. */
   if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_relaxed)) &&
       !gexi_in_handler_or_hsl())
-    gexi_ctx.net->settle(GEXI_EXIT_SETTLE_MS);
+    gexi_settle_slow(GEXI_EXIT_SETTLE_MS);
   if (gexi_ctx.boot) gexi_ctx.boot->notify_exit(gexi_ctx.boot, exitcode);
   else gexi_bootstrap_end_before_init(0, exitcode); /* before gex_Client_Init: the code stays */
   gexi_end_process(exitcode);

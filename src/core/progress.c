@@ -99,9 +99,9 @@ static inline void idle(bool may_sleep) {
    * (docs/design.md, "Waiting without starving others").  Without
    * neighbours, every message comes through the network, whose descriptor
    * wakes a sleeping rank: auto then yields and sleeps as yield does.
-   * Not the default: where other jobs' ranks share the cores (or this
-   * job's, in network namespaces the host count does not see), spinning
-   * keeps a waiting rank on the core its peer needs. */
+   * 'eager' counts the job's ranks in every namespace of the machine, so
+   * ranks in namespaces standing for hosts do not spin against each other
+   * (another job's ranks still can). */
   if (mode == GEXI_WAIT_AUTO && !eager && gexi_ctx.nbrhd_size > 1) return;
   const unsigned before = eager ? 1 : GEXI_SPINS_BEFORE_YIELD;
   if (++gexi_tls.idle_polls >= before) {
@@ -128,7 +128,7 @@ static inline void idle(bool may_sleep) {
 
 void gexi_idle(void) { idle(true); }
 
-void gexi_settle_slow(void) { gexi_ctx.net->settle(-1); }
+void gexi_settle_slow(int timeout_ms) { gexi_ctx.net->settle(timeout_ms); }
 
 uint64_t gexi_net_sleeps(void) { return gexi_tls.net_sleeps; }
 uint64_t gexi_wait_yields(void) { return gexi_tls.yields; }

@@ -133,27 +133,15 @@ static void trying_remove(gex_Rank_t j) {
     }
 }
 
-static void connect_start(gex_Rank_t j);
-
 /* Our attempts to connect to j are over: it is connected, or gone.  Its
- * place among the SOCK_CONNECT_WINDOW goes to the first attempt queued. */
+ * place among the SOCK_CONNECT_WINDOW goes to an attempt queued, which the
+ * next poll's timers start (gexi_sock_connect_timers). */
 static void attempt_end(gex_Rank_t j) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
-  int freed = p->cstep && p->cstep != SOCK_CS_QUEUED;
+  if (p->cstep && p->cstep != SOCK_CS_QUEUED) s->nactive--;
   p->cstep = 0;
   trying_remove(j);
-  if (!freed) return;
-  s->nactive--;
-  for (unsigned i = 0; i < s->ntrying; i++) {
-    gex_Rank_t k = s->trying[i];
-    if (s->peers[k].cstep == SOCK_CS_QUEUED &&
-        atomic_load_explicit(&s->peers[k].state, memory_order_acquire) == SOCK_DOWN) {
-      s->nactive++;
-      connect_start(k);
-      return;
-    }
-  }
 }
 
 /* Our attempt to connect to j failed (its connection closed, if it had

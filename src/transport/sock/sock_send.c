@@ -234,15 +234,6 @@ void gexi_sock_q_drop(struct sock_peer *p) {
 }
 
 /* Write what the kernel takes of p's queue (under tx_lock): 0, or an errno. */
-static int q_write_some(struct sock_peer *p);
-static int q_write(struct sock_peer *p) {
-  int err = q_write_some(p);
-  if (p->early && !p->qn) { /* what waited for the connection is in the kernel */
-    p->early = 0;
-    atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
-  }
-  return err;
-}
 static int q_write_some(struct sock_peer *p) {
   q_settle(p); /* its pieces are about to be freed */
   if (!p->qbytes) { /* only a first frame's piece that nothing joined (gexi_sock_tx_first) */
@@ -279,20 +270,15 @@ static int q_write_some(struct sock_peer *p) {
   return 0;
 }
 
-void gexi_sock_tx_start(gex_Rank_t j) {
-  struct gexi_sock *s = S();
-  struct sock_peer *p = &s->peers[j];
-  gexi_sock_tx_lock(p);
-  atomic_store_explicit(&p->state, SOCK_UP, memory_order_release);
-  int err = 0;
-  if (p->qn) { /* frames sent while it was being made (q_early) */
-    atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
-    if (p->early) p->early = SOCK_EARLY_WRITING;
-    err = q_write(p);
-    if (!p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
+/* The same, and the peer leaves gexi_ctx.net_unsent once what waited for
+ * its connection is in the kernel. */
+static int q_write(struct sock_peer *p) {
+  int err = q_write_some(p);
+  if (p->early && !p->qn) {
+    p->early = 0;
+    atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
   }
-  gexi_sock_tx_unlock(p);
-  if (err) gexi_sock_peer_gone(j, 0, strerror(err));
+  return err;
 }
 
 /* Write what the kernel takes of j's queue; whether it took anything. */
@@ -311,6 +297,20 @@ static int flush_peer(gex_Rank_t j) {
   gexi_sock_tx_unlock(p);
   if (err) gexi_sock_peer_gone(j, 0, strerror(err));
   return moved;
+}
+
+void gexi_sock_tx_start(gex_Rank_t j) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  gexi_sock_tx_lock(p);
+  atomic_store_explicit(&p->state, SOCK_UP, memory_order_release);
+  int queued = p->qn != 0;
+  if (queued) { /* frames sent while it was being made (q_early): a queue to write now */
+    atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+    if (p->early) p->early = SOCK_EARLY_WRITING;
+  }
+  gexi_sock_tx_unlock(p);
+  if (queued) flush_peer(j);
 }
 
 /* The sum over the peers of a count kept under their tx_lock. */
@@ -351,9 +351,9 @@ static int may_wait(void) { return !gexi_in_handler_or_hsl() && !gexi_sock_polli
  * (gexi_sock_tx_start; until then polls and sleeps go on as if nothing
  * waited for the kernel), and the peer in gexi_ctx.net_unsent until the
  * queue has been written (q_write): a wait that completes settles them
- * first (gexi_sock_settle).  No tail is left open:
- * an open tail means a live connection.  So a rank that starts talking to
- * many peers makes their connections side by side, not one after another. */
+ * first (gexi_sock_settle).  No tail is left open: an open tail means a
+ * live connection.  So a rank that starts talking to many peers makes
+ * their connections side by side, not one after another. */
 static void q_early(struct sock_peer *p, const char *ptr, size_t n) {
   if (!p->early) {
     p->early = SOCK_EARLY_WAITING;
