@@ -6,11 +6,11 @@
  * version macros and thread-model default, which GASNET_CONFIG_STRING and
  * the ident strings below use.
  *
- * Ident strings: every translation unit of a client that includes
- * gasnetex.h gets "$GASNetConduitName: <NAME> $", "$GASNetThreadModel:
- * GASNET_<MODEL> $" and "$GASNetConfig: ... $" as used static arrays, so
- * every executable carries them (`strings prog | grep GASNetConduitName`);
- * launchers such as UPC++'s find the conduit and the thread model that way.
+ * Ident strings: a client that includes gasnetex.h carries
+ * "$GASNetConduitName: <NAME> $", "$GASNetThreadModel: GASNET_<MODEL> $"
+ * and "$GASNetConfig: ... $" in its executable, once (`strings prog | grep
+ * GASNetConduitName`); launchers such as UPC++'s find the conduit and the
+ * thread model that way.
  * The library's own objects carry none (a statically linked program must
  * carry one name only); the libraries of the two identities differ in one
  * object that is not a string (src/identity/), read at run time. */
@@ -70,17 +70,34 @@
   ",noalign,pshm,nodebug,notrace,nostats," GEXI_CHECKS_STR ",libgex"
 
 #if !defined(GEXI_BUILDING_LIBRARY)
+#define GEXI_IDENT_CONDUIT "$GASNetConduitName: " GASNET_CONDUIT_NAME_STR " $"
+#define GEXI_IDENT_MODEL "$GASNetThreadModel: GASNET_" GEXI_THREADMODEL_STR " $"
+#define GEXI_IDENT_CONFIG "$GASNetConfig: (libgex) " GASNET_CONFIG_STRING " $"
+#if defined(__ELF__) && (defined(__GNUC__) || defined(__clang__))
+/* One copy per program, however many of its translation units include
+ * this: the strings go into a COMDAT section group, of which the linker
+ * keeps one (a launcher that lists every match, as UPC++'s build-directory
+ * upcxx-run does, must see one conduit name).  In the executable itself,
+ * not in the shared library, where `strings prog` would not see them. */
+__asm__(".ifndef gexi_ident_emitted\n\t" /* once per object, also when LTO joins units */
+        ".set gexi_ident_emitted, 1\n\t"
+        ".pushsection .rodata.gexi_ident,\"aG\",@progbits,gexi_ident,comdat\n\t"
+        ".asciz \"" GEXI_IDENT_CONDUIT "\"\n\t"
+        ".asciz \"" GEXI_IDENT_MODEL "\"\n\t"
+        ".asciz \"" GEXI_IDENT_CONFIG "\"\n\t"
+        ".popsection\n\t"
+        ".endif");
+#else
+/* Elsewhere: one copy per translation unit. */
 #if defined(__GNUC__) || defined(__clang__)
 #define GEXI_IDENT_USED __attribute__((__used__))
 #else
 #define GEXI_IDENT_USED
 #endif
-GEXI_IDENT_USED static const char gexi_ident_conduit_name[] =
-    "$GASNetConduitName: " GASNET_CONDUIT_NAME_STR " $";
-GEXI_IDENT_USED static const char gexi_ident_thread_model[] =
-    "$GASNetThreadModel: GASNET_" GEXI_THREADMODEL_STR " $";
-GEXI_IDENT_USED static const char gexi_ident_config[] =
-    "$GASNetConfig: (libgex) " GASNET_CONFIG_STRING " $";
+GEXI_IDENT_USED static const char gexi_ident_conduit_name[] = GEXI_IDENT_CONDUIT;
+GEXI_IDENT_USED static const char gexi_ident_thread_model[] = GEXI_IDENT_MODEL;
+GEXI_IDENT_USED static const char gexi_ident_config[] = GEXI_IDENT_CONFIG;
+#endif
 #endif
 
 #endif /* GEX_IDENTITY_H */

@@ -15,7 +15,9 @@
 #      client alone with GASNET_PSHM_NODES=2);
 #   6. UPC++'s upcxx-run, with GASNET_PREFIX=DIR, looks for the spawner
 #      gasnetrun_<conduit> in DIR/bin, then DIR/<conduit>-conduit/contrib:
-#      both must hold a working one (a job runs through each);
+#      both must hold a working one (a job runs through each); the conduit
+#      lookup of the build directory's upcxx-run finds one name in a
+#      program of two units;
 #   7. make -C DIR all, then make -C DIR install prefix=P and the layout of P;
 #   8. make -C DIR clean removes nothing.
 #
@@ -123,6 +125,7 @@ grep -qx 'UNKNOWN=@NOT_A_GASNET_VARIABLE@' "$work/t.out" || fail "an unknown pla
 # ---- 5. the fragments of every conduit, and a client from the build tree ----
 cp "$here/../install/client.c" "$work/client.c"
 cp "$here/../install/client.c" "$work/client.cc"
+cp "$here/../install/client_part.c" "$work/client_part.c"
 for c in $CONDUITS; do
   for m in seq par; do
     f=$dir/$c-conduit/$c-$m.mak
@@ -162,6 +165,18 @@ for c in $CONDUITS; do
     [ -x "$sdir/gasnetrun_$c" ] || fail "no executable gasnetrun_$c in $sdir (upcxx-run looks there)"
   done
 done
+# The upcxx-run of UPC++'s build directory asks the installed one for the
+# executable's fields between '$' signs and hands every GASNetConduitName
+# among them to make as the conduit: there must be one, in a program of
+# two units that include gasnetex.h.
+for cm in ofi:OFI smp:SMP; do
+  c=${cm%:*} name=${cm#*:} m=par
+  [ "$c" = smp ] && m=seq
+  names=$(tr '$' '\n' <"$work/client2-$c-$m" | grep -a '^GASNetConduitName:' | tr -s ' ' | sed 's/ *$//')
+  [ "$names" = "GASNetConduitName: $name" ] ||
+    fail "client2-$c-$m: the conduit lookup finds '$(echo $names)', expected one GASNetConduitName: $name"
+done
+step "conduit lookup of the build directory's upcxx-run: one name per program"
 run 2 "$dir/bin/gasnetrun_ofi" -n 2 "$work/client-ofi-par" "$token"
 run 2 "$dir/ofi-conduit/contrib/gasnetrun_ofi" -n 2 "$work/clientxx-ofi-par" "$token"
 

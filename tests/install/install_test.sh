@@ -69,6 +69,7 @@ grep -q "Installing: $lib/pkgconfig/gasnet-ofi-par.pc" "$work/install.log" ||
 # ---- clients built from the makefile fragments ----
 cp "$here/client.c" "$work/client.c"
 cp "$here/client.c" "$work/client.cc"
+cp "$here/client_part.c" "$work/client_part.c"
 for cm in ofi:par smp:seq; do
   c=${cm%:*} m=${cm#*:}
   step "make -f Makefile.client CONDUIT=$c MODE=$m (includes $c-$m.mak)"
@@ -94,8 +95,24 @@ ident() { # <exe> <conduit> <model>
 ident "$work/client-ofi-par" OFI PAR
 ident "$work/clientxx-ofi-par" OFI PAR
 ident "$work/client-smp-seq" SMP SEQ
+ident "$work/client2-ofi-par" OFI PAR
+ident "$work/client2-smp-seq" SMP SEQ
 ident "$work/client-pc" OFI PAR
-step "ident strings: OFI/PAR, SMP/SEQ as built"
+# Three translation units that include gasnetex.h (C, C++, and C again with
+# -flto, where the compiler joins units into one object), one conduit name:
+# UPC++'s build-directory upcxx-run hands every match to make.
+printf '#include <gasnetex.h>\nint gexi_test_part_%s(void) { return 0; }\n' c >"$work/part_c.c"
+printf '#include <gasnetex.h>\nextern "C" int gexi_test_part_%s(void) { return 0; }\n' cc >"$work/part_cc.cc"
+printf '#include <gasnetex.h>\nint gexi_test_part_%s(void) { return 0; }\n' lto >"$work/part_lto.c"
+cxx=$(pkg-config --variable=GASNET_CXX gasnet-ofi-par) || fail "pkg-config --variable=GASNET_CXX gasnet-ofi-par"
+# shellcheck disable=SC2046
+{ $pcc $(pkg-config --cflags gasnet-ofi-par) -Wall -Wextra -Werror -c -o "$work/part_c.o" "$work/part_c.c" &&
+  $cxx $(pkg-config --cflags gasnet-ofi-par) -Wall -Wextra -Werror -c -o "$work/part_cc.o" "$work/part_cc.cc" &&
+  $pcc $(pkg-config --cflags gasnet-ofi-par) -Wall -Wextra -Werror -flto -o "$work/client-parts" \
+    "$work/client.c" "$work/part_lto.c" "$work/part_c.o" "$work/part_cc.o" $(pkg-config --libs gasnet-ofi-par) -lstdc++
+} || fail "building the client of four translation units"
+ident "$work/client-parts" OFI PAR
+step "ident strings: OFI/PAR, SMP/SEQ as built, once in a program of four units"
 
 # ---- runs: every rank must report its bytes correct ----
 run() { # <ranks> <expected status> <command...>
