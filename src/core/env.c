@@ -156,6 +156,8 @@ void gexi_env_load(void) {
   e->sock_sndbuf = gexi_env_string("GEX_SOCK_SNDBUF")
                        ? (int64_t)gexi_env_size("GEX_SOCK_SNDBUF", 0, 0, (uint64_t)1 << 30)
                        : -1;
+  e->sock_udp = gexi_env_switch("GEX_SOCK_UDP", 0);
+  e->test_lane_drop = gexi_env_count("GEX_TEST_LANE_DROP", 0, 0, 1000000);
   e->ofi_provider = gexi_env_string("GEX_OFI_PROVIDER");
   e->ofi_domain = gexi_env_string("GEX_OFI_DOMAIN");
   e->ofi_am_credit = gexi_env_size("GEX_OFI_AM_CREDIT", 0, 0, (uint64_t)1 << 40);

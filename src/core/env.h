@@ -36,6 +36,8 @@ struct gexi_env {
   uint64_t sock_am_credit;     /* GEX_SOCK_AM_CREDIT bytes; 0: the default */
   uint64_t sock_connect_timeout; /* GEX_SOCK_CONNECT_TIMEOUT seconds (sock_auth.c) */
   int64_t sock_sndbuf;         /* GEX_SOCK_SNDBUF bytes; -1: unset (by peer, sock_recv.c) */
+  int sock_udp;                /* GEX_SOCK_UDP: streams over the UDP lane (sock_lane.c) */
+  uint64_t test_lane_drop;     /* GEX_TEST_LANE_DROP: the lane drops every Nth first sending */
   const char *ofi_provider;    /* GEX_OFI_PROVIDER; NULL: libfabric's choice */
   const char *ofi_domain;      /* GEX_OFI_DOMAIN; NULL: chosen with the provider */
   uint64_t ofi_am_credit;      /* GEX_OFI_AM_CREDIT bytes; 0: the default */

@@ -166,6 +166,60 @@ static inline int64_t gexi_sock_frame_cost(size_t whole) {
  * Below the stock net.core.wmem_max (208 KiB), so no kernel cuts it. */
 #define SOCK_SNDBUF_HOST (192 << 10)
 
+/* ---- the UDP lane (sock_lane.c, GEX_SOCK_UDP) ------------------------------------ */
+/* With GEX_SOCK_UDP=1 every rank also has one UDP socket, and the stream
+ * of frames to a peer that has one too is carried in datagrams instead of
+ * a TCP connection: no connection is ever made.  Each datagram holds this
+ * header and a piece of the stream (any bytes: frames may span datagrams);
+ * the lane makes it reliable and in order (a sequence number per
+ * datagram, cumulative acknowledgements, retransmission after a timeout
+ * that adapts to the round trip) and every datagram carries a MAC under
+ * the job's key, over the header and the piece, bound to both ranks. */
+#define SOCK_DG_MAGIC 0x31706475786567ULL /* "gexudp1" */
+struct sock_dg {
+  uint64_t magic;
+  uint32_t from, to;
+  uint64_t seq; /* of this datagram's piece, from 1; 0: no piece (an acknowledgement) */
+  uint64_t ack; /* every datagram of the receiver's with a smaller seq has arrived */
+  uint32_t len; /* bytes of the piece */
+  uint32_t pad;
+  uint64_t mac; /* SipHash-2-4 of the header (this field 0) and the piece */
+};
+_Static_assert(sizeof(struct sock_dg) == 48, "struct sock_dg: 48 bytes");
+/* Datagrams and bytes in flight to one peer, at most (what does not fit
+ * waits in the peer's queue, as for a full TCP send buffer). */
+#define SOCK_LANE_SLOTS 64
+#define SOCK_LANE_WINDOW ((size_t)64 << 10)
+/* The piece of one datagram, at most: below an Ethernet MTU to peers on
+ * other hosts (no IP fragments), larger to peers on this host. */
+#define SOCK_LANE_PIECE_NET (1400 - sizeof(struct sock_dg))
+#define SOCK_LANE_PIECE_HOST ((size_t)16 << 10)
+/* The retransmission timeout: from the smoothed round trip, within
+ * these bounds; doubled at each timeout. */
+#define SOCK_LANE_RTO_MIN_NS (200ull * 1000000ull)
+#define SOCK_LANE_RTO_INIT_NS (200ull * 1000000ull)
+#define SOCK_LANE_RTO_MAX_NS (250ull * 1000000ull)
+struct sock_lane_slot {
+  char *dg;        /* the datagram (header and piece), malloc'd; NULL: free */
+  uint32_t len;    /* its piece's bytes */
+  uint8_t resent;  /* sent more than once (no round-trip sample from it) */
+  uint64_t sent_at;
+};
+struct sock_lane {
+  /* Sending (under the peer's tx_lock). */
+  uint64_t snd_next, snd_una; /* the next seq; the oldest not acknowledged */
+  size_t inflight;            /* bytes of pieces in flight */
+  uint64_t rto_at;            /* when what is in flight is sent again (0: nothing is) */
+  uint64_t rto_ns, srtt_ns, rttvar_ns;
+  uint64_t stalled_since;     /* in flight with no acknowledgement since */
+  struct sock_lane_slot slot[SOCK_LANE_SLOTS]; /* by seq % SOCK_LANE_SLOTS */
+  /* Receiving (under poll_lock): the next seq expected; the largest ack
+   * sent to it (any thread that sends to it); in the owed list. */
+  uint64_t rcv_next;
+  _Atomic uint64_t ack_sent;
+  uint8_t owed_listed;
+};
+
 /* ---- per peer ------------------------------------------------------------------ */
 enum { SOCK_DOWN = 0, SOCK_WAITING, SOCK_UP, SOCK_CLOSED };
 
@@ -317,6 +371,22 @@ struct gexi_sock {
   _Atomic uint64_t refused;
   _Atomic unsigned reported;
   _Atomic int leaving; /* this process is exiting: no more faults reported */
+  /* The UDP lane (GEX_SOCK_UDP): its socket (-1: none), each rank's UDP
+   * port (network order; 0: it has none, TCP is used); the lanes, made at
+   * first use (by CAS); the ranks that have one, in the order they were
+   * made (an entry is UINT32_MAX until written); the peers owed an
+   * acknowledgement by this poll (under poll_lock); its receive buffer. */
+  int ufd;
+  uint16_t *uport;
+  struct sock_lane **lane;
+  gex_Rank_t *lane_act;
+  _Atomic unsigned nlane_act;
+  gex_Rank_t *lane_owed;
+  unsigned nlane_owed;
+  char *lane_rx;
+  int lane_feeding; /* a piece from lane_rx is being handled (under poll_lock) */
+  /* Pieces sent, sent again, and dropped by GEX_TEST_LANE_DROP. */
+  _Atomic uint64_t lane_sent, lane_resent, lane_dropped;
   struct gexi_net_ops ops;
 };
 
@@ -346,7 +416,7 @@ uint64_t gexi_sock_now(void);
  * first few of a process are printed, every one is counted. */
 void gexi_sock_refuse(const char *fmt, ...) GEXI_PRINTF(1, 2);
 /* Register fd with the poll set: kind SOCK_EV_* and an index. */
-enum { SOCK_EV_LISTEN = 1, SOCK_EV_PENDING, SOCK_EV_CONNECT, SOCK_EV_UP };
+enum { SOCK_EV_LISTEN = 1, SOCK_EV_PENDING, SOCK_EV_CONNECT, SOCK_EV_UP, SOCK_EV_LANE };
 void gexi_sock_watch(int fd, int kind, uint32_t idx);
 /* The same for 'events' (EPOLLIN, EPOLLOUT); rewatch changes them. */
 void gexi_sock_watch_for(int fd, int kind, uint32_t idx, uint32_t events);
@@ -420,8 +490,16 @@ static inline int gexi_sock_tx_reserve(struct sock_peer *p, size_t len) {
 /* Under p's tx_lock: whether a batchable frame to p leaves at once -- the
  * queue is empty and no frame to p has left on its own since the last
  * poll (the first after a poll adds no latency to a round trip). */
+int gexi_sock_polling(void);
+/* Whether p's stream goes over the lane and this thread is in a poll:
+ * then every frame to it waits for the poll's end, where they leave
+ * together (replies, ACKs, credit: one datagram instead of several). */
+static inline int gexi_sock_lane_in_poll(const struct sock_peer *p) {
+  return GEXI_UNLIKELY(p->fd < 0) && gexi_sock_polling();
+}
 static inline int gexi_sock_leaves_now(struct sock_peer *p) {
-  return !p->qn && p->tx_gen != atomic_load_explicit(&gexi_sock_ctx()->poll_gen, memory_order_relaxed);
+  return !p->qn && p->tx_gen != atomic_load_explicit(&gexi_sock_ctx()->poll_gen, memory_order_relaxed) &&
+         !gexi_sock_lane_in_poll(p);
 }
 /* Under j's tx_lock, when its tail has no room: open a tail at the end of
  * its queue, in a new piece, for frames that are to wait for the next
@@ -519,5 +597,42 @@ void gexi_sock_get_serve(gex_Rank_t j, const struct sock_rma *r, char *src);
 void gexi_sock_rma_done(uint64_t cookie, uint64_t count);
 /* ACKs owed to j leave now. */
 void gexi_sock_ack_flush(gex_Rank_t j);
+
+/* ---- sock_lane.c ---- */
+/* Open the UDP socket on the rank's address (gexi_sock_start): its port. */
+uint16_t gexi_sock_lane_open(void);
+/* Whether j's stream goes over the lane (both ranks have a UDP socket). */
+static inline int gexi_sock_is_lane(gex_Rank_t j) {
+  struct gexi_sock *s = gexi_sock_ctx();
+  return s->ufd >= 0 && s->uport[j] != 0;
+}
+/* Under j's tx_lock: hand a prefix of the n iovecs (the stream's next
+ * bytes) to the lane, as many datagrams as its window allows.  The bytes
+ * taken, or -1 with errno EAGAIN when the window is full. */
+ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n);
+/* j's lane exists from now on (made if need be): its queue is flushed by
+ * the polls (gexi_sock_flush_all). */
+void gexi_sock_lane_touch(gex_Rank_t j);
+/* Under poll_lock: the datagrams that have arrived (at most a burst);
+ * their pieces fed to the frames of their peers.  Frames handled. */
+int gexi_sock_lane_poll(int what);
+/* Under poll_lock, at the end of a poll: acknowledgements owed and not
+ * carried by a datagram since, and retransmission of what timed out. */
+void gexi_sock_lane_tick(void);
+/* Milliseconds until the lane's next timeout (-1: none), at most 'ms'. */
+int gexi_sock_lane_timeout(int ms);
+/* j's stream ended (BYE, a bad frame, or it is gone): what is in flight
+ * to it is dropped (under poll_lock or at exit). */
+void gexi_sock_lane_drop(gex_Rank_t j);
+/* At exit, after the BYEs were handed to the lane: until 'deadline', the
+ * lane's acknowledgements are awaited (what arrives is acknowledged and
+ * dropped), and write_more(j) writes what of j's queue the window takes
+ * (whether bytes are left).  Under poll_lock. */
+void gexi_sock_lane_exit(uint64_t deadline, int (*write_more)(gex_Rank_t j));
+
+/* ---- sock_recv.c: bytes of j's stream that came by the lane (under
+ * poll_lock, j not busy): handled as if read from a connection.  Frames
+ * handled, or -1 if the stream was closed by a bad frame. */
+int gexi_sock_rx_feed(gex_Rank_t j, const char *data, size_t len, int what);
 
 #endif

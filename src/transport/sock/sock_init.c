@@ -93,7 +93,7 @@ static struct in_addr pick_address(int one_host) {
 struct sock_addr_rec {
   uint32_t ip; /* network order */
   uint16_t port; /* network order */
-  uint16_t pad;
+  uint16_t uport; /* its UDP port (GEX_SOCK_UDP), network order; 0: none */
 };
 
 /* Vectorised I/O, RMA into and out of the bound segment: 4096 for VIS
@@ -167,7 +167,7 @@ static void raise_fd_limit(void) {
 void gexi_sock_start(int one_host) {
   struct gexi_sock *s = calloc(1, sizeof *s);
   if (!s) gexi_fatal("out of memory");
-  s->lfd = s->epfd = -1;
+  s->lfd = s->epfd = s->ufd = -1;
   pthread_mutex_init(&s->poll_lock, NULL);
   pthread_mutex_init(&s->reg_lock, NULL);
   __atomic_store_n(&gexi_ctx.sock, s, __ATOMIC_RELEASE);
@@ -192,7 +192,8 @@ void gexi_sock_start(int one_host) {
     gexi_fatal("network (sock): getsockname: %s", strerror(errno));
   gexi_sock_watch(s->lfd, SOCK_EV_LISTEN, 0);
 
-  struct sock_addr_rec mine = {s->me.sin_addr.s_addr, s->me.sin_port, 0};
+  struct sock_addr_rec mine = {s->me.sin_addr.s_addr, s->me.sin_port,
+                               gexi_ctx.env.sock_udp ? gexi_sock_lane_open() : 0};
   struct sock_addr_rec *all = calloc(gexi_ctx.size, sizeof *all);
   /* Zeroed before it is published: the exit hook may read it from another thread. */
   struct sock_peer *peers = aligned_alloc(_Alignof(struct sock_peer), gexi_ctx.size * sizeof *peers);
@@ -201,6 +202,16 @@ void gexi_sock_start(int one_host) {
   s->up = calloc(gexi_ctx.size, sizeof *s->up);
   s->trying = calloc(gexi_ctx.size, sizeof *s->trying);
   s->touched = calloc(gexi_ctx.size, sizeof *s->touched);
+  s->uport = calloc(gexi_ctx.size, sizeof *s->uport);
+  if (!s->uport) gexi_fatal("out of memory");
+  if (s->ufd >= 0) {
+    s->lane = calloc(gexi_ctx.size, sizeof *s->lane);
+    s->lane_act = malloc(gexi_ctx.size * sizeof *s->lane_act);
+    s->lane_owed = calloc(gexi_ctx.size, sizeof *s->lane_owed);
+    s->lane_rx = malloc(sizeof(struct sock_dg) + 65536);
+    if (!s->lane || !s->lane_act || !s->lane_owed || !s->lane_rx) gexi_fatal("out of memory");
+    memset(s->lane_act, 0xff, gexi_ctx.size * sizeof *s->lane_act);
+  }
   s->npend_cap = SOCK_PENDING_MAX + gexi_ctx.size;
   s->pend = calloc(s->npend_cap, sizeof *s->pend);
   s->claim = calloc(gexi_ctx.size, sizeof *s->claim);
@@ -216,14 +227,20 @@ void gexi_sock_start(int one_host) {
     p->addr.sin_addr.s_addr = all[j].ip;
     p->addr.sin_port = all[j].port;
     atomic_init(&p->tx_lock, 0);
+    /* Over the lane when both have a UDP socket: "up" from the start, with
+     * no descriptor (sock_send.c writes such a stream to the lane). */
+    if (s->ufd >= 0 && all[j].uport && j != gexi_ctx.rank) {
+      s->uport[j] = all[j].uport;
+      atomic_store_explicit(&p->state, SOCK_UP, memory_order_relaxed);
+    }
   }
   free(all);
   gexi_sock_am_setup();
   s->ops = sock_ops;
   gexi_ctx.net = &s->ops;
   if (gexi_ctx.env.net_verbose && gexi_ctx.rank == 0)
-    fprintf(stderr, "libgex: network transport sock (TCP), rank 0 listens on %s:%u, AM credit %lld "
+    fprintf(stderr, "libgex: network transport sock (%s), rank 0 listens on %s:%u, AM credit %lld "
                     "bytes per peer\n",
-            inet_ntoa(s->me.sin_addr), (unsigned)ntohs(s->me.sin_port),
-            (long long)s->credit_bytes);
+            s->ufd >= 0 ? "UDP lane, TCP" : "TCP", inet_ntoa(s->me.sin_addr),
+            (unsigned)ntohs(s->me.sin_port), (long long)s->credit_bytes);
 }

@@ -71,11 +71,12 @@ static void conn_end(gex_Rank_t j, const char *why) {
       s->up[i] = s->up[--s->nup];
       break;
     }
-  gexi_sock_unwatch(p->fd);
+  if (p->fd >= 0) gexi_sock_unwatch(p->fd);
   gexi_sock_tx_lock(p);
   atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
   gexi_sock_q_drop(p);
   gexi_sock_tx_unlock(p);
+  if (p->fd < 0 && gexi_sock_is_lane(j)) gexi_sock_lane_drop(j);
   /* The descriptor stays open (a sender may still hold its number): it is
    * closed with the process. */
   if (!p->bye && why) gexi_sock_peer_gone(j, 1, why);
@@ -338,6 +339,30 @@ static void rx_room(struct sock_peer *p) {
   p->rx_grow = 0;
 }
 
+/* A frame whose data was being read into place is complete: handled. */
+static int direct_if_done(gex_Rank_t j, struct sock_peer *p, int what) {
+  if (p->d.left || p->d.pad) return 0;
+  p->busy = 1;
+  direct_done(j, what);
+  p->busy = 0;
+  return 1;
+}
+
+/* Handle the complete frames in p's buffer (until one whose data comes
+ * next, straight into place): how many, or -1 if the stream was closed. */
+static int rx_frames(gex_Rank_t j, struct sock_peer *p, int what) {
+  int n = 0;
+  while (p->rx_have - p->rx_off >= sizeof(struct sock_frame)) {
+    size_t used = frame(j, p->rx_have - p->rx_off, what);
+    if (used == (size_t)-1) return -1;
+    if (!used) break;
+    p->rx_off += used;
+    n++;
+    if (p->d.left || p->d.pad) break; /* the rest of its data comes next */
+  }
+  return n;
+}
+
 /* Read what j's connection has and handle every complete frame.  Returns
  * the frames handled plus the reads that moved part of a frame's data (so
  * non-zero when anything arrived). */
@@ -375,11 +400,7 @@ static int conn_read_frames(gex_Rank_t j, int what) {
        * must not count as empty, or a receiver yields and sleeps in the
        * middle of a stream (its waits treat an empty poll as idle). */
       if (r > 0) {
-        if (!p->d.left && !p->d.pad) {
-          p->busy = 1;
-          direct_done(j, what);
-          p->busy = 0;
-        }
+        (void)direct_if_done(j, p, what);
         n++;
         continue;
       }
@@ -390,14 +411,9 @@ static int conn_read_frames(gex_Rank_t j, int what) {
       if (r > 0) {
         if ((size_t)r == room && p->rx_cap < SOCK_RX_BUF) p->rx_grow = 1; /* a busy peer */
         p->rx_have += (size_t)r;
-        while (p->rx_have - p->rx_off >= sizeof(struct sock_frame)) {
-          size_t used = frame(j, p->rx_have - p->rx_off, what);
-          if (used == (size_t)-1) return n;
-          if (!used) break;
-          p->rx_off += used;
-          n++;
-          if (p->d.left || p->d.pad) break; /* the rest of its data comes by recv */
-        }
+        int k = rx_frames(j, p, what);
+        if (k < 0) return n;
+        n += k;
         if ((size_t)r < p->rx_cap / 2) break; /* drained for now */
         continue;
       }
@@ -409,6 +425,49 @@ static int conn_read_frames(gex_Rank_t j, int what) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) break;
     conn_end(j, strerror(errno));
     return n;
+  }
+  return n;
+}
+
+int gexi_sock_rx_feed(gex_Rank_t j, const char *data, size_t len, int what) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  if (!p->rx) {
+    p->rx = aligned_alloc(64, SOCK_RX_MIN);
+    if (!p->rx) gexi_fatal("out of memory");
+    p->rx_cap = SOCK_RX_MIN;
+  }
+  int n = 0;
+  while (len) {
+    if (p->d.left || p->d.pad) { /* a frame's data, straight into its destination */
+      size_t t = len < p->d.left ? len : p->d.left;
+      if (t) memcpy(p->d.dst, data, t);
+      p->d.dst += t;
+      p->d.left -= t;
+      data += t;
+      len -= t;
+      size_t k = len < p->d.pad ? len : p->d.pad;
+      p->d.pad -= k;
+      data += k;
+      len -= k;
+      n += direct_if_done(j, p, what);
+      continue;
+    }
+    rx_room(p);
+    size_t room = p->rx_cap - p->rx_have, take = len < room ? len : room;
+    memcpy(p->rx + p->rx_have, data, take);
+    if (take == room && p->rx_cap < SOCK_RX_BUF) p->rx_grow = 1;
+    p->rx_have += take;
+    data += take;
+    len -= take;
+    int k = rx_frames(j, p, what);
+    if (k < 0) return -1;
+    n += k;
+    if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) return n; /* closed meanwhile */
+  }
+  if (n && !p->touched) {
+    p->touched = 1;
+    s->touched[s->ntouched++] = j;
   }
   return n;
 }
@@ -428,6 +487,9 @@ static int ctl_poll(int what, int timeout_ms) {
       case SOCK_EV_CONNECT: gexi_sock_connect_io(idx); break;
       case SOCK_EV_UP:
         if (s->nup > SOCK_DIRECT_PEERS || timeout_ms) n += conn_read(idx, what);
+        break;
+      case SOCK_EV_LANE:
+        if (timeout_ms) n += gexi_sock_lane_poll(what);
         break;
     }
   }
@@ -457,6 +519,7 @@ int gexi_sock_poll(int what) {
   if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) n += gexi_sock_flush_all();
   if (s->nup <= SOCK_DIRECT_PEERS)
     for (unsigned i = 0; i < s->nup; i++) n += conn_read(s->up[i], what);
+  if (s->ufd >= 0) n += gexi_sock_lane_poll(what);
   if (++s->poll_count % SOCK_CTL_EVERY == 0 || s->npending || s->ntrying ||
       s->nup > SOCK_DIRECT_PEERS)
     n += ctl_poll(what, 0);
@@ -471,6 +534,7 @@ int gexi_sock_poll(int what) {
   }
   /* What the handlers just sent (Replies, mostly) leaves before we go on. */
   if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) n += gexi_sock_flush_all();
+  if (s->ufd >= 0) gexi_sock_lane_tick();
   poll_depth--;
   if (!nested) pthread_mutex_unlock(&s->poll_lock);
   return n;
@@ -485,7 +549,9 @@ void gexi_sock_block(int timeout_us) {
   if (pthread_mutex_trylock(&s->poll_lock) != 0) return;
   poll_depth++;
   int ms = timeout_us < 1000 ? 1 : timeout_us / 1000;
+  if (s->ufd >= 0) ms = gexi_sock_lane_timeout(ms);
   (void)ctl_poll(GEXI_POLL_ALL, ms);
+  if (s->ufd >= 0) gexi_sock_lane_tick();
   poll_depth--;
   pthread_mutex_unlock(&s->poll_lock);
 }

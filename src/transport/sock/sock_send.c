@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -19,6 +20,21 @@
 #include "transport/sock/sock.h"
 
 static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
+
+/* Write the next bytes of j's stream without blocking: to its connection,
+ * or (no descriptor: GEX_SOCK_UDP) to its lane.  As sendmsg. */
+static ssize_t stream_writev(gex_Rank_t j, struct sock_peer *p, const struct iovec *iov, int n) {
+  if (GEXI_UNLIKELY(p->fd < 0)) return gexi_sock_lane_write(j, iov, n);
+  struct msghdr m = {.msg_iov = (struct iovec *)(uintptr_t)iov, .msg_iovlen = (size_t)n};
+  return sendmsg(p->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+static inline ssize_t stream_write(gex_Rank_t j, struct sock_peer *p, const void *buf, size_t len) {
+  if (GEXI_UNLIKELY(p->fd < 0)) {
+    struct iovec v = {(void *)(uintptr_t)buf, len};
+    return gexi_sock_lane_write(j, &v, 1);
+  }
+  return send(p->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
 
 __attribute__((noinline)) void gexi_sock_tx_lock_wait(struct sock_peer *p) {
   for (unsigned i = 0; atomic_load_explicit(&p->tx_lock, memory_order_relaxed) ||
@@ -108,6 +124,12 @@ static void piece_free(struct sock_peer *p, char *own, size_t cap) {
 
 /* A new owned piece of 'cap' bytes, empty, at the end of p's queue. */
 static struct sock_seg *q_new_piece(struct sock_peer *p, size_t cap) {
+  /* A stream over the lane is flushed among the lane's peers: it has one
+   * before its queue holds anything. */
+  if (GEXI_UNLIKELY(p->fd < 0) && !p->qn) {
+    gex_Rank_t j = (gex_Rank_t)(p - S()->peers);
+    if (gexi_sock_is_lane(j)) gexi_sock_lane_touch(j);
+  }
   if (p->qhead + p->qn == p->qcap) {
     if (p->qhead) {
       memmove(p->q, p->q + p->qhead, p->qn * sizeof *p->q);
@@ -192,7 +214,7 @@ int gexi_sock_tx_first_send(gex_Rank_t j, struct sock_peer *p, size_t len) {
   p->tx_gen = atomic_load_explicit(&s->poll_gen, memory_order_relaxed);
   atomic_store_explicit(&p->tx_queued, atomic_load_explicit(&p->tx_queued, memory_order_relaxed) + len,
                         memory_order_relaxed);
-  ssize_t r = send(p->fd, g->p, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+  ssize_t r = stream_write(j, p, g->p, len);
   if (GEXI_UNLIKELY(r < 0)) {
     if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       int e = errno;
@@ -248,8 +270,7 @@ static int q_write_some(struct sock_peer *p) {
       iov[k].iov_base = (void *)(uintptr_t)p->q[p->qhead + k].p;
       iov[k].iov_len = p->q[p->qhead + k].len;
     }
-    struct msghdr m = {.msg_iov = iov, .msg_iovlen = k};
-    ssize_t w = sendmsg(p->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t w = stream_writev((gex_Rank_t)(p - S()->peers), p, iov, (int)k);
     if (w < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : errno;
     atomic_fetch_add_explicit(&p->tx_written, (uint64_t)w, memory_order_release);
     p->qbytes -= (size_t)w;
@@ -333,6 +354,11 @@ int gexi_sock_flush_all(void) {
   int moved = 0;
   for (unsigned i = 0; i < s->nup && atomic_load_explicit(&s->nqueued, memory_order_relaxed); i++)
     moved |= flush_peer(s->up[i]); /* (its queue is looked at under its tx_lock only) */
+  unsigned nl = atomic_load_explicit(&s->nlane_act, memory_order_acquire);
+  for (unsigned i = 0; i < nl && atomic_load_explicit(&s->nqueued, memory_order_relaxed); i++) {
+    gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
+    if (j != UINT32_MAX) moved |= flush_peer(j);
+  }
   return moved;
 }
 
@@ -395,9 +421,9 @@ int gexi_sock_send_small_locked(gex_Rank_t j, struct sock_peer *p, char *buf, si
                         memory_order_relaxed);
   if (!p->qn) {
     uint32_t g = atomic_load_explicit(&s->poll_gen, memory_order_relaxed);
-    if (!batch || p->tx_gen != g) { /* one frame per peer and poll goes on its own */
+    if ((!batch || p->tx_gen != g) && !gexi_sock_lane_in_poll(p)) { /* one frame per peer and poll goes on its own */
       p->tx_gen = g;
-      ssize_t r = send(p->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+      ssize_t r = stream_write(j, p, buf, len);
       if (GEXI_LIKELY(r == (ssize_t)len)) {
         atomic_fetch_add_explicit(&p->tx_written, len, memory_order_release);
         gexi_sock_tx_unlock(p);
@@ -492,7 +518,7 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   }
   f->credit = atomic_exchange_explicit(&p->owed, 0, memory_order_relaxed);
   size_t w = 0;
-  int direct = !p->qn;
+  int direct = !p->qn && !gexi_sock_lane_in_poll(p);
   if (direct && batch) { /* one frame per peer and poll goes on its own */
     uint32_t g = atomic_load_explicit(&s->poll_gen, memory_order_relaxed);
     direct = p->tx_gen != g;
@@ -500,8 +526,7 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   }
   if (batch && !direct) p->batched++;
   if (direct) {
-    struct msghdr m = {.msg_iov = iov, .msg_iovlen = 4};
-    ssize_t r = sendmsg(p->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t r = stream_writev(j, p, iov, 4);
     if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       int e = errno;
       gexi_sock_tx_unlock(p);
@@ -584,6 +609,15 @@ static int exit_write(struct sock_peer *p) {
   return p->qn != 0;
 }
 
+/* At exit, j's queue (over the lane) as its window opens: whether bytes are left. */
+static int lane_write_more(gex_Rank_t j) {
+  struct sock_peer *p = &S()->peers[j];
+  if (!gexi_sock_tx_trylock(p)) return 1;
+  int more = exit_write(p);
+  gexi_sock_tx_unlock(p);
+  return more;
+}
+
 /* Called by gexi_end_process (possibly on the bootstrap's watchdog thread):
  * every connected peer gets a BYE, behind what is queued for it, so that
  * its end of file is not taken for a failure and what this rank sent last
@@ -614,7 +648,7 @@ void gexi_sock_at_exit(void) {
       /* Nothing may follow the BYE: senders now find the connection
        * closed (no fault while leaving), and the polls leave it alone. */
       atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
-      if (exit_write(p) && left && pf) left[nleft++] = j;
+      if (exit_write(p) && p->fd >= 0 && left && pf) left[nleft++] = j;
     }
     gexi_sock_tx_unlock(p);
   }
@@ -622,7 +656,9 @@ void gexi_sock_at_exit(void) {
    * no other thread reads their connections: this one polls, or nobody
    * does), so that two ranks leaving at once with full queues to each
    * other do not wait on each other. */
-  const int drain = nleft && (gexi_sock_polling() || pthread_mutex_trylock(&s->poll_lock) == 0);
+  const int polls = (nleft || s->ufd >= 0) &&
+                    (gexi_sock_polling() || pthread_mutex_trylock(&s->poll_lock) == 0);
+  const int drain = nleft && polls;
   for (unsigned i = 0; i < nleft; i++)
     pf[i] = (struct pollfd){s->peers[left[i]].fd, (short)(POLLOUT | (drain ? POLLIN : 0)), 0};
   char sink[4096];
@@ -654,6 +690,13 @@ void gexi_sock_at_exit(void) {
       }
     }
   }
+  /* The lane's BYEs and what was queued before them, acknowledged. */
+  if (s->ufd >= 0 && polls) gexi_sock_lane_exit(deadline, lane_write_more);
+  if (s->ufd >= 0 && gexi_ctx.env.test_lane_drop) /* (tests: the drops were recovered) */
+    fprintf(stderr, "libgex: rank %u: UDP lane: %llu pieces dropped on purpose, %llu sent again\n",
+            (unsigned)gexi_ctx.rank,
+            (unsigned long long)atomic_load_explicit(&s->lane_dropped, memory_order_relaxed),
+            (unsigned long long)atomic_load_explicit(&s->lane_resent, memory_order_relaxed));
   /* (poll_lock, if taken here, stays taken: the process is ending) */
   free(left);
   free(pf);

@@ -1,0 +1,448 @@
+/* transport/sock/sock_lane.c -- the UDP lane (GEX_SOCK_UDP; sock.h, "the
+ * UDP lane"; docs/network.md).
+ *
+ * A peer's stream (the same frames, in the same order, as over a TCP
+ * connection) is cut into pieces, one per datagram, sent to its UDP port
+ * without any connection.  Reliability is the lane's own:
+ *
+ *   - every piece has a sequence number (from 1, per direction); the
+ *     receiver takes only the next one it expects (a later one is dropped:
+ *     the sender sends it again), so the stream stays in order;
+ *   - every datagram carries the sender's cumulative acknowledgement of the
+ *     other direction; a rank that received pieces and sent nothing back by
+ *     the end of its poll sends an acknowledgement alone;
+ *   - what is not acknowledged within the retransmission timeout (from
+ *     the smoothed round trip, doubled at each timeout) is sent again, all
+ *     of it (go-back-N); a window of SOCK_LANE_SLOTS datagrams and
+ *     SOCK_LANE_WINDOW bytes bounds what is in flight, the rest waits in
+ *     the peer's queue as for a full TCP send buffer;
+ *   - a peer that acknowledges nothing for GEX_SOCK_CONNECT_TIMEOUT seconds
+ *     while pieces are in flight is reported unreachable (the launcher's
+ *     verdict decides, as for a connection that breaks).
+ *
+ * Pieces in flight count in gexi_ctx.net_unsent (one per peer): a blocking
+ * wait that completes settles them, so a rank may leave the library after
+ * a wait without holding a piece its peers still need.
+ *
+ * Strangers: a datagram is used only if it has the lane's size and magic,
+ * names this rank and a rank of the job that has a lane, comes from that
+ * rank's published address and UDP port, and its MAC under the job's key
+ * checks; a replay is an old sequence number (acknowledged, not used).
+ * Anything else is dropped and counted (gexi_sock_refuse): one recvfrom
+ * and one MAC is all a stranger's datagram costs.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "transport/sock/sock.h"
+
+static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
+
+/* Datagrams read by one poll, at most (the rest waits for the next). */
+#define SOCK_LANE_BURST 64
+
+uint16_t gexi_sock_lane_open(void) {
+  struct gexi_sock *s = S();
+  s->ufd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (s->ufd < 0) gexi_fatal("network (sock): UDP socket: %s", strerror(errno));
+  struct sockaddr_in a = s->me;
+  a.sin_port = 0;
+  socklen_t al = sizeof a;
+  if (bind(s->ufd, (struct sockaddr *)&a, sizeof a) != 0 ||
+      getsockname(s->ufd, (struct sockaddr *)&a, &al) != 0)
+    gexi_fatal("network (sock): cannot bind a UDP socket to %s: %s", inet_ntoa(s->me.sin_addr),
+               strerror(errno));
+  /* Room for bursts from many peers (the kernel caps it at net.core.rmem_max). */
+  int rb = 4 << 20;
+  (void)setsockopt(s->ufd, SOL_SOCKET, SO_RCVBUF, &rb, sizeof rb);
+  gexi_sock_watch(s->ufd, SOCK_EV_LANE, 0);
+  return a.sin_port;
+}
+
+/* j's lane, made at first use by whichever thread gets there first. */
+static struct sock_lane *lane_of(gex_Rank_t j) {
+  struct gexi_sock *s = S();
+  struct sock_lane *l = __atomic_load_n(&s->lane[j], __ATOMIC_ACQUIRE);
+  if (GEXI_LIKELY(l != NULL)) return l;
+  struct sock_lane *n = calloc(1, sizeof *n);
+  if (!n) gexi_fatal("out of memory");
+  n->snd_next = n->snd_una = n->rcv_next = 1;
+  n->rto_ns = SOCK_LANE_RTO_INIT_NS;
+  if (!__atomic_compare_exchange_n(&s->lane[j], &l, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    free(n);
+    return l;
+  }
+  unsigned i = atomic_fetch_add_explicit(&s->nlane_act, 1, memory_order_acq_rel);
+  __atomic_store_n(&s->lane_act[i], j, __ATOMIC_RELEASE);
+  return n;
+}
+
+void gexi_sock_lane_touch(gex_Rank_t j) { (void)lane_of(j); }
+
+static inline size_t piece_max(gex_Rank_t j) {
+  const struct sock_peer *p = &S()->peers[j];
+  uint32_t a = p->addr.sin_addr.s_addr;
+  int host = a == S()->me.sin_addr.s_addr || (ntohl(a) >> 24) == 127;
+  return host ? SOCK_LANE_PIECE_HOST : SOCK_LANE_PIECE_NET;
+}
+
+static uint64_t dg_mac(struct sock_dg *h) {
+  uint64_t m = h->mac;
+  h->mac = 0;
+  uint64_t t = gexi_siphash24(&S()->key, h, sizeof *h + h->len);
+  h->mac = m;
+  return t;
+}
+
+/* Send datagram dg (header and piece) to j, its ack and MAC brought up to
+ * date; a datagram the kernel refuses is as one lost. */
+static void dg_send(gex_Rank_t j, struct sock_lane *l, struct sock_dg *h, int first) {
+  struct gexi_sock *s = S();
+  uint64_t ack = l->rcv_next; /* (read racily: it only grows; a stale one is harmless) */
+  h->ack = ack;
+  h->mac = dg_mac(h);
+  /* GEX_TEST_LANE_DROP=N: every Nth piece is lost on its first sending. */
+  if (GEXI_UNLIKELY(gexi_ctx.env.test_lane_drop) && first &&
+      atomic_fetch_add_explicit(&s->lane_sent, 1, memory_order_relaxed) % gexi_ctx.env.test_lane_drop ==
+          gexi_ctx.env.test_lane_drop - 1) {
+    atomic_fetch_add_explicit(&s->lane_dropped, 1, memory_order_relaxed);
+    return;
+  }
+  struct sockaddr_in to = s->peers[j].addr;
+  to.sin_port = s->uport[j];
+  (void)sendto(s->ufd, h, sizeof *h + h->len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&to,
+               sizeof to);
+  uint64_t prev = atomic_load_explicit(&l->ack_sent, memory_order_relaxed);
+  while (prev < ack && !atomic_compare_exchange_weak_explicit(&l->ack_sent, &prev, ack,
+                                                              memory_order_relaxed,
+                                                              memory_order_relaxed)) {
+  }
+}
+
+ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n) {
+  struct sock_lane *l = lane_of(j);
+  const size_t pmax = piece_max(j);
+  size_t taken = 0, off = 0;
+  int k = 0;
+  while (k < n && !iov[k].iov_len) k++;
+  while (k < n) {
+    if (l->snd_next - l->snd_una >= SOCK_LANE_SLOTS || l->inflight >= SOCK_LANE_WINDOW) break;
+    size_t piece = 0; /* gather the next piece from the iovecs */
+    for (int i = k; i < n && piece < pmax; i++)
+      piece += (i == k ? iov[i].iov_len - off : iov[i].iov_len);
+    if (piece > pmax) piece = pmax;
+    struct sock_dg *h = malloc(sizeof *h + piece);
+    if (!h) gexi_fatal("out of memory");
+    char *d = (char *)(h + 1);
+    for (size_t got = 0; got < piece;) {
+      size_t t = iov[k].iov_len - off;
+      if (t > piece - got) t = piece - got;
+      memcpy(d + got, (const char *)iov[k].iov_base + off, t);
+      got += t;
+      off += t;
+      if (off == iov[k].iov_len) {
+        off = 0;
+        for (k++; k < n && !iov[k].iov_len; k++) {
+        }
+      }
+    }
+    memset(h, 0, sizeof *h);
+    h->magic = SOCK_DG_MAGIC;
+    h->from = gexi_ctx.rank;
+    h->to = j;
+    h->seq = l->snd_next;
+    h->len = (uint32_t)piece;
+    uint64_t now = gexi_sock_now();
+    struct sock_lane_slot *sl = &l->slot[l->snd_next % SOCK_LANE_SLOTS];
+    sl->dg = (char *)h;
+    sl->len = (uint32_t)piece;
+    sl->resent = 0;
+    sl->sent_at = now;
+    if (l->snd_una == l->snd_next) { /* the first in flight */
+      l->rto_at = now + l->rto_ns;
+      l->stalled_since = now;
+      atomic_fetch_add_explicit(&gexi_ctx.net_unsent, 1, memory_order_relaxed);
+    }
+    l->snd_next++;
+    l->inflight += piece;
+    taken += piece;
+    dg_send(j, l, h, 1);
+  }
+  if (!taken) {
+    errno = EAGAIN;
+    return -1;
+  }
+  return (ssize_t)taken;
+}
+
+/* Under poll_lock: j acknowledged every piece below 'ack'.  0, or why the
+ * acknowledgement cannot be (more than was sent). */
+static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack) {
+  struct sock_peer *p = &S()->peers[j];
+  gexi_sock_tx_lock(p);
+  if (ack > l->snd_next) {
+    gexi_sock_tx_unlock(p);
+    return "acknowledges what was never sent";
+  }
+  if (ack > l->snd_una) {
+    uint64_t now = gexi_sock_now();
+    for (; l->snd_una < ack; l->snd_una++) {
+      struct sock_lane_slot *sl = &l->slot[l->snd_una % SOCK_LANE_SLOTS];
+      if (!sl->resent) { /* a round-trip sample (RFC 6298's smoothing) */
+        uint64_t r = now - sl->sent_at;
+        if (!l->srtt_ns) {
+          l->srtt_ns = r;
+          l->rttvar_ns = r / 2;
+        } else {
+          uint64_t dev = r > l->srtt_ns ? r - l->srtt_ns : l->srtt_ns - r;
+          l->rttvar_ns = (3 * l->rttvar_ns + dev) / 4;
+          l->srtt_ns = (7 * l->srtt_ns + r) / 8;
+        }
+        uint64_t rto = l->srtt_ns + 4 * l->rttvar_ns;
+        l->rto_ns = rto < SOCK_LANE_RTO_MIN_NS   ? SOCK_LANE_RTO_MIN_NS
+                    : rto > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS
+                                                 : rto;
+      }
+      free(sl->dg);
+      sl->dg = NULL;
+      l->inflight -= sl->len;
+    }
+    l->stalled_since = now;
+    if (l->snd_una == l->snd_next) {
+      l->rto_at = 0;
+      atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
+    } else {
+      l->rto_at = now + l->rto_ns;
+    }
+  }
+  gexi_sock_tx_unlock(p);
+  return NULL;
+}
+
+static void owe_ack(gex_Rank_t j, struct sock_lane *l) {
+  struct gexi_sock *s = S();
+  if (!l->owed_listed) {
+    l->owed_listed = 1;
+    s->lane_owed[s->nlane_owed++] = j;
+  }
+}
+
+/* One datagram's checks (see the file's comment): 0, or why it is dropped. */
+static const char *dg_check(const struct sock_dg *h, size_t got, const struct sockaddr_in *src) {
+  struct gexi_sock *s = S();
+  if (got < sizeof *h) return "shorter than the header";
+  if (h->magic != SOCK_DG_MAGIC) return "not a datagram of libgex's lane";
+  if (h->len != got - sizeof *h) return "length";
+  if (h->to != gexi_ctx.rank) return "addressed to another rank";
+  if (h->from >= gexi_ctx.size || h->from == gexi_ctx.rank || !s->uport[h->from])
+    return "from no rank with a lane";
+  const struct sock_peer *p = &s->peers[h->from];
+  if (src->sin_addr.s_addr != p->addr.sin_addr.s_addr || src->sin_port != s->uport[h->from])
+    return "not from the address of the rank it names";
+  if (dg_mac((struct sock_dg *)(uintptr_t)h) != h->mac) return "MAC";
+  return NULL;
+}
+
+int gexi_sock_lane_poll(int what) {
+  struct gexi_sock *s = S();
+  int n = 0;
+  /* A poll nested in a handler that a piece's frame runs reads nothing:
+   * the piece is still being fed from the receive buffer. */
+  if (s->lane_feeding) return 0;
+  for (int b = 0; b < SOCK_LANE_BURST; b++) {
+    struct sockaddr_in src;
+    socklen_t sl = sizeof src;
+    ssize_t r = recvfrom(s->ufd, s->lane_rx, sizeof(struct sock_dg) + 65536, MSG_DONTWAIT,
+                         (struct sockaddr *)&src, &sl);
+    if (r < 0) break;
+    struct sock_dg *h = (struct sock_dg *)(void *)s->lane_rx;
+    const char *bad = dg_check(h, (size_t)r, &src);
+    if (bad) {
+      gexi_sock_refuse("dropped a datagram from %s:%u (%s)", inet_ntoa(src.sin_addr),
+                       (unsigned)ntohs(src.sin_port), bad);
+      continue;
+    }
+    gex_Rank_t j = h->from;
+    struct sock_peer *p = &s->peers[j];
+    if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) continue;
+    struct sock_lane *l = lane_of(j);
+    if (h->ack && (bad = acked(j, l, h->ack))) {
+      gexi_sock_refuse("dropped a datagram of rank %u (%s)", (unsigned)j, bad);
+      continue;
+    }
+    if (!h->seq) continue;
+    if (h->seq != l->rcv_next || p->busy) { /* old (a replay, or resent), or not yet its turn */
+      owe_ack(j, l);
+      continue;
+    }
+    l->rcv_next++;
+    owe_ack(j, l);
+    s->lane_feeding = 1;
+    int k = gexi_sock_rx_feed(j, (const char *)(h + 1), h->len, what);
+    s->lane_feeding = 0;
+    n += k > 0 ? k : 1;
+    if (k >= 0 && p->bye) { /* nothing follows a BYE: it is acknowledged now, and j is gone */
+      struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = j};
+      dg_send(j, l, &a, 0);
+      gexi_sock_tx_lock(p);
+      atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
+      gexi_sock_q_drop(p);
+      gexi_sock_tx_unlock(p);
+      gexi_sock_lane_drop(j);
+    }
+  }
+  return n;
+}
+
+/* Under j's tx_lock: everything in flight to j goes again. */
+static void resend_all(gex_Rank_t j, struct sock_lane *l, uint64_t now) {
+  for (uint64_t q = l->snd_una; q < l->snd_next; q++) {
+    struct sock_lane_slot *sl = &l->slot[q % SOCK_LANE_SLOTS];
+    sl->resent = 1;
+    sl->sent_at = now;
+    atomic_fetch_add_explicit(&S()->lane_resent, 1, memory_order_relaxed);
+    dg_send(j, l, (struct sock_dg *)(void *)sl->dg, 0);
+  }
+}
+
+void gexi_sock_lane_tick(void) {
+  struct gexi_sock *s = S();
+  /* Acknowledgements no datagram has carried since the pieces came. */
+  for (unsigned i = 0; i < s->nlane_owed; i++) {
+    gex_Rank_t j = s->lane_owed[i];
+    struct sock_lane *l = s->lane[j];
+    l->owed_listed = 0;
+    if (atomic_load_explicit(&l->ack_sent, memory_order_relaxed) >= l->rcv_next) continue;
+    struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = j};
+    dg_send(j, l, &a, 0);
+  }
+  s->nlane_owed = 0;
+  if (!atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_relaxed)) return;
+  /* Timeouts. */
+  uint64_t now = gexi_sock_now();
+  unsigned nl = atomic_load_explicit(&s->nlane_act, memory_order_acquire);
+  for (unsigned i = 0; i < nl; i++) {
+    gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
+    if (j == UINT32_MAX) continue;
+    struct sock_lane *l = s->lane[j];
+    struct sock_peer *p = &s->peers[j];
+    if (!l->rto_at || now < l->rto_at || !gexi_sock_tx_trylock(p)) continue;
+    int gone = 0;
+    if (l->rto_at && now >= l->rto_at) {
+      gone = now - l->stalled_since > s->connect_budget_ns;
+      if (!gone) {
+        resend_all(j, l, now);
+        l->rto_ns = l->rto_ns * 2 > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS : l->rto_ns * 2;
+        l->rto_at = now + l->rto_ns;
+      }
+    }
+    gexi_sock_tx_unlock(p);
+    if (gone) {
+      char why[96];
+      snprintf(why, sizeof why, "it acknowledged nothing for %llu s",
+               (unsigned long long)(s->connect_budget_ns / 1000000000ull));
+      gexi_sock_tx_lock(p);
+      atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
+      gexi_sock_q_drop(p);
+      gexi_sock_tx_unlock(p);
+      gexi_sock_lane_drop(j);
+      gexi_sock_peer_gone(j, 1, why);
+    }
+  }
+}
+
+int gexi_sock_lane_timeout(int ms) {
+  struct gexi_sock *s = S();
+  if (!atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_relaxed)) return ms;
+  uint64_t now = gexi_sock_now(), first = UINT64_MAX;
+  unsigned nl = atomic_load_explicit(&s->nlane_act, memory_order_acquire);
+  for (unsigned i = 0; i < nl; i++) {
+    gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
+    if (j == UINT32_MAX) continue;
+    uint64_t at = s->lane[j]->rto_at; /* (racy read: a sleep a little off) */
+    if (at && at < first) first = at;
+  }
+  if (first == UINT64_MAX) return ms;
+  if (first <= now) return 0;
+  uint64_t w = (first - now + 999999) / 1000000;
+  return ms >= 0 && (uint64_t)ms < w ? ms : (int)w;
+}
+
+void gexi_sock_lane_drop(gex_Rank_t j) {
+  struct gexi_sock *s = S();
+  struct sock_lane *l = __atomic_load_n(&s->lane[j], __ATOMIC_ACQUIRE);
+  if (!l) return;
+  struct sock_peer *p = &s->peers[j];
+  gexi_sock_tx_lock(p);
+  if (l->snd_una != l->snd_next)
+    atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
+  for (; l->snd_una < l->snd_next; l->snd_una++) {
+    struct sock_lane_slot *sl = &l->slot[l->snd_una % SOCK_LANE_SLOTS];
+    free(sl->dg);
+    sl->dg = NULL;
+  }
+  l->inflight = 0;
+  l->rto_at = 0;
+  gexi_sock_tx_unlock(p);
+}
+
+/* Whether anything of a lane is in flight or waits for the window. */
+static int lane_busy(void) {
+  struct gexi_sock *s = S();
+  unsigned nl = atomic_load_explicit(&s->nlane_act, memory_order_acquire);
+  for (unsigned i = 0; i < nl; i++) {
+    gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
+    if (j == UINT32_MAX) continue;
+    struct sock_lane *l = s->lane[j];
+    if (l->snd_una != l->snd_next || s->peers[j].qn) return 1; /* (racy reads: looked at again) */
+  }
+  return 0;
+}
+
+void gexi_sock_lane_exit(uint64_t deadline, int (*write_more)(gex_Rank_t j)) {
+  struct gexi_sock *s = S();
+  while (lane_busy()) {
+    uint64_t now = gexi_sock_now();
+    if (now >= deadline) break;
+    /* What arrives: acknowledgements are taken, pieces acknowledged and
+     * dropped (this rank handles no more frames). */
+    struct sockaddr_in src;
+    socklen_t sl = sizeof src;
+    ssize_t r = recvfrom(s->ufd, s->lane_rx, sizeof(struct sock_dg) + 65536, MSG_DONTWAIT,
+                         (struct sockaddr *)&src, &sl);
+    if (r >= 0) {
+      struct sock_dg *h = (struct sock_dg *)(void *)s->lane_rx;
+      if (dg_check(h, (size_t)r, &src)) continue;
+      struct sock_lane *l = lane_of(h->from);
+      if (h->ack) (void)acked(h->from, l, h->ack);
+      if (h->seq && h->seq == l->rcv_next) l->rcv_next++;
+      if (h->seq) {
+        struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = h->from};
+        dg_send(h->from, l, &a, 0);
+      }
+      continue;
+    }
+    /* Pieces that waited for the window go as it opens; timeouts. */
+    unsigned nl = atomic_load_explicit(&s->nlane_act, memory_order_acquire);
+    for (unsigned i = 0; i < nl; i++) {
+      gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
+      if (j == UINT32_MAX) continue;
+      struct sock_lane *l = s->lane[j];
+      if (s->peers[j].qn) (void)write_more(j);
+      if (!l->rto_at || now < l->rto_at || !gexi_sock_tx_trylock(&s->peers[j])) continue;
+      resend_all(j, l, now);
+      l->rto_ns = l->rto_ns * 2 > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS : l->rto_ns * 2;
+      l->rto_at = now + l->rto_ns;
+      gexi_sock_tx_unlock(&s->peers[j]);
+    }
+    /* Until a datagram comes or the next timeout. */
+    struct pollfd pf = {s->ufd, POLLIN, 0};
+    (void)poll(&pf, 1, gexi_sock_lane_timeout((int)((deadline - now + 999999) / 1000000)));
+  }
+}
