@@ -11,8 +11,10 @@
 #   net_sock{,mix}inplace_<test>  small NBI Puts and Gets written in place
 #   net_sock{block,spin}_<test>  the other wait policies (GEX_WAIT_MODE)
 #   net_sock_exit_*            the end of a job (docs/gexrun.md, "How a job ends")
+#   net_sockudp{,drop}_<test>  streams over the UDP lane (GEX_SOCK_UDP=1), and
+#                              with pieces lost on purpose
 # Labels: net, net_sock, net_sockmix, net_sockcredit, net_sockbatch*, net_sockblock,
-# net_sockspin, net_sock*inplace, netns_sock.
+# net_sockspin, net_sock*inplace, net_sockudp, netns_sock.
 
 # The foundation suite, and atomics, teams, collectives and VIS.
 set(GEX_NET_SUITE t_queries t_rma t_rma_val t_rma_lc t_rma_bounds t_events t_nbi t_barrier
@@ -200,4 +202,21 @@ endforeach()
 # wait that completes lets them go before it returns (t_leave_after_wait.c).
 foreach(n 8 32)
   gex_add_net_run(sock t_leave_after_wait ${n} GEX_SUPERNODE_MAXSIZE=1 ${_sock})
+endforeach()
+# The UDP lane (GEX_SOCK_UDP=1, sock_lane.c): streams in datagrams, no TCP
+# connection; and with pieces lost on purpose (GEX_TEST_LANE_DROP), which
+# retransmission must recover (every rank says how many it sent again).
+foreach(t t_rma t_rma_val t_am_medium t_am_long t_barrier t_nbi t_coll t_atomic t_vis t_mt_stress)
+  gex_add_net_run(sockudp ${t} 3 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=1 ${_sock})
+endforeach()
+gex_add_net_run(sockudp t_alltoall 16 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=1 GEX_TEST_ROUNDS=3 ${_sock})
+gex_add_net_run(sockudp t_leave_after_wait 8 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=1 ${_sock})
+foreach(t t_rma_val t_am_medium t_coll)
+  add_test(NAME net_sockudpdrop_${t}_n4
+    COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN}
+            --grep "^libgex: rank 0: UDP lane: [1-9][0-9]* pieces dropped on purpose, [1-9][0-9]* sent again$" --
+            env GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=1 GEX_TEST_LANE_DROP=11 ${_sock}
+                $<TARGET_FILE:gexrun> -n 4 $<TARGET_FILE:${t}> @TOKEN@)
+  set_tests_properties(net_sockudpdrop_${t}_n4 PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+    LABELS "net;net_sockudp;n4" ENVIRONMENT "${_gex_env};GEX_TEST_EXPECT_RANKS=4" SKIP_RETURN_CODE 77)
 endforeach()

@@ -48,6 +48,14 @@ foreach(mode hello hold flood replay)
               ${CMAKE_CURRENT_SOURCE_DIR}/sock_attack.py ${mode} sock)
   endforeach()
 endforeach()
+# Strangers' datagrams at the UDP lane (GEX_SOCK_UDP=1) of a running job:
+# garbage, forged headers, claims to be the other rank; all dropped and
+# reported, the job's data intact (sock_udp_strangers.sh).
+gex_add_driver_test(sec_udp_strangers_sock_lo LABELS "security;net;net_sock;net_sockudp"
+  COMMAND ${GEX_BASH} ${GEX_EXPECT} --within ${GEX_TEST_WITHIN} --status 0
+          --grep "^sock_udp_strangers: ok$" --
+          ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/sock_udp_strangers.sh $<TARGET_FILE:gexrun>
+          $<TARGET_FILE:t_sec_victim> @TOKEN@)
 # A stranger's connection storm (sock_storm.py, two processes, 10 s) while an
 # 8-rank job makes its connections all-to-all (t_alltoall): every rank's
 # backlog full of the storm's connections before it serves any; the job must

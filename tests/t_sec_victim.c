@@ -133,6 +133,12 @@ int main(int argc, char **argv) {
     const struct sockaddr_in *a = &gexi_ctx.sock->me;
     fprintf(f, "sock\n%s:%u\n%" PRIxPTR " %" PRIuPTR "\n%ld\n", inet_ntoa(a->sin_addr),
             (unsigned)ntohs(a->sin_port), (uintptr_t)T.seg_base, (uintptr_t)SEG, (long)getpid());
+    if (gexi_ctx.sock->ufd >= 0) { /* the UDP lane's port (GEX_SOCK_UDP) */
+      struct sockaddr_in u;
+      socklen_t ul = sizeof u;
+      CHECK(getsockname(gexi_ctx.sock->ufd, (struct sockaddr *)&u, &ul) == 0);
+      fprintf(f, "udp %u\n", (unsigned)ntohs(u.sin_port));
+    }
   } else {
 #if GEX_TEST_HAVE_OFI
   struct gexi_ofi *o = gexi_ctx.ofi;
