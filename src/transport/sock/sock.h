@@ -209,16 +209,24 @@ struct sock_lane {
   /* Sending (under the peer's tx_lock). */
   uint64_t snd_next, snd_una; /* the next seq; the oldest not acknowledged */
   size_t inflight;            /* bytes of pieces in flight */
-  uint64_t rto_at;            /* when what is in flight is sent again (0: nothing is) */
+  _Atomic uint64_t rto_at;    /* when what is in flight is sent again (0: nothing is) */
   uint64_t rto_ns, srtt_ns, rttvar_ns;
   uint64_t stalled_since;     /* in flight with no acknowledgement since */
   struct sock_lane_slot slot[SOCK_LANE_SLOTS]; /* by seq % SOCK_LANE_SLOTS */
   /* Receiving (under poll_lock): the next seq expected; the largest ack
    * sent to it (any thread that sends to it); in the owed list. */
-  uint64_t rcv_next;
+  _Atomic uint64_t rcv_next; /* (read by senders, to carry it) */
   _Atomic uint64_t ack_sent;
   uint8_t owed_listed;
+  /* The stream's offset where the lane ends (UINT64_MAX: it does not): a
+   * frame longer than SOCK_LANE_BULK goes over a TCP connection, made for
+   * it, and so does everything after it (sock_lane.c, "Bulk").  Under the
+   * peer's tx_lock; want_tcp: the connection is to be started by a poll. */
+  uint64_t cut;
+  _Atomic uint8_t want_tcp;
 };
+/* Frames longer than this go over TCP (they and all after them). */
+#define SOCK_LANE_BULK ((size_t)8 << 10)
 
 /* ---- per peer ------------------------------------------------------------------ */
 enum { SOCK_DOWN = 0, SOCK_WAITING, SOCK_UP, SOCK_CLOSED };
@@ -385,8 +393,11 @@ struct gexi_sock {
   unsigned nlane_owed;
   char *lane_rx;
   int lane_feeding; /* a piece from lane_rx is being handled (under poll_lock) */
-  /* Pieces sent, sent again, and dropped by GEX_TEST_LANE_DROP. */
-  _Atomic uint64_t lane_sent, lane_resent, lane_dropped;
+  /* Some lane wants its TCP connection started (want_tcp). */
+  _Atomic int lane_tcp_wanted;
+  /* Pieces sent, sent again, and dropped by GEX_TEST_LANE_DROP; lanes
+   * cut for bulk. */
+  _Atomic uint64_t lane_sent, lane_resent, lane_dropped, lane_cuts;
   struct gexi_net_ops ops;
 };
 
@@ -613,6 +624,20 @@ ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n);
 /* j's lane exists from now on (made if need be): its queue is flushed by
  * the polls (gexi_sock_flush_all). */
 void gexi_sock_lane_touch(gex_Rank_t j);
+/* Under j's tx_lock, before a frame longer than SOCK_LANE_BULK joins the
+ * stream of lane peer j: the lane ends at the stream's current end (if it
+ * has not ended yet), and a TCP connection is wanted. */
+void gexi_sock_lane_cut(gex_Rank_t j);
+/* Under j's tx_lock: whether nothing of j's lane is in flight (so bytes
+ * after it may go over TCP). */
+int gexi_sock_lane_drained(gex_Rank_t j);
+/* Under poll_lock: the TCP connections the lanes want are started. */
+void gexi_sock_lane_connect(void);
+/* Whether peer j is reached over its lane and has no TCP connection: its
+ * connection attempts go on as a DOWN peer's do (sock_auth.c). */
+static inline int gexi_sock_lane_only(gex_Rank_t j) {
+  return gexi_sock_is_lane(j) && gexi_sock_ctx()->peers[j].fd < 0;
+}
 /* Under poll_lock: the datagrams that have arrived (at most a burst);
  * their pieces fed to the frames of their peers.  Frames handled. */
 int gexi_sock_lane_poll(int what);

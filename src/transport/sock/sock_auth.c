@@ -251,7 +251,8 @@ static void pending_admit(unsigned i) {
   gex_Rank_t me = gexi_ctx.rank, from = q->from;
   struct sock_peer *p = &s->peers[from];
   int st = atomic_load_explicit(&p->state, memory_order_acquire);
-  int refuse = st == SOCK_UP || st == SOCK_CLOSED || (p->cfd >= 0 && me < from);
+  int refuse = (st == SOCK_UP && !gexi_sock_lane_only(from)) || st == SOCK_CLOSED ||
+               (p->cfd >= 0 && me < from);
   uint64_t mac = hs_mac(refuse ? LBL_NO : LBL_OK, me, from, q->nonce_c, q->nonce_l);
   if (hs_send(q->fd, refuse ? SOCK_HS_REFUSE : SOCK_HS_ACCEPT, from, me, q->nonce_c, q->nonce_l,
               mac) != 0 || refuse) {
@@ -419,7 +420,8 @@ void gexi_sock_connect_timers(uint64_t now) {
     gex_Rank_t j = s->trying[i];
     struct sock_peer *p = &s->peers[j];
     unsigned before = s->ntrying;
-    int down = atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN;
+    int down = atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN ||
+               gexi_sock_lane_only(j);
     if ((p->cstep == SOCK_CS_BACKOFF && now >= p->retry_at) || p->cstep == SOCK_CS_QUEUED) {
       if (!down) { /* its own connection to us came meanwhile, or it is gone */
         attempt_end(j);
@@ -450,7 +452,7 @@ void gexi_sock_connect_io(gex_Rank_t j) {
   }
   int r = hs_read(p->cfd, &p->cin, &p->cgot);
   if (r < 0) { /* the listener closed it: it made room for another, or died */
-    if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN) {
+    if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_DOWN || gexi_sock_lane_only(j)) {
       connect_retry(j, "it closed the connection during the handshake");
     } else {
       connect_drop(j);

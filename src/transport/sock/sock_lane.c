@@ -16,6 +16,12 @@
  *     of it (go-back-N); a window of SOCK_LANE_SLOTS datagrams and
  *     SOCK_LANE_WINDOW bytes bounds what is in flight, the rest waits in
  *     the peer's queue as for a full TCP send buffer;
+ *   - Bulk: a frame longer than SOCK_LANE_BULK ends the lane: it and every
+ *     frame after it wait in the queue while a TCP connection is made (the
+ *     usual handshake), and go over it once every piece of the lane has
+ *     been acknowledged; so the receiver has handled the lane's last byte
+ *     before the connection's first.  The peer, attaching the connection,
+ *     moves its own direction over to it the same way.
  *   - a peer that acknowledges nothing for GEX_SOCK_CONNECT_TIMEOUT seconds
  *     while pieces are in flight is reported unreachable (the launcher's
  *     verdict decides, as for a connection that breaks).
@@ -43,6 +49,10 @@
 #include "transport/sock/sock.h"
 
 static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
+
+/* The fields read outside their lock (monotonic, or a hint). */
+#define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+#define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
 
 /* Datagrams read by one poll, at most (the rest waits for the next). */
 #define SOCK_LANE_BURST 64
@@ -72,7 +82,9 @@ static struct sock_lane *lane_of(gex_Rank_t j) {
   if (GEXI_LIKELY(l != NULL)) return l;
   struct sock_lane *n = calloc(1, sizeof *n);
   if (!n) gexi_fatal("out of memory");
-  n->snd_next = n->snd_una = n->rcv_next = 1;
+  n->snd_next = n->snd_una = 1;
+  atomic_init(&n->rcv_next, 1);
+  n->cut = UINT64_MAX;
   n->rto_ns = SOCK_LANE_RTO_INIT_NS;
   if (!__atomic_compare_exchange_n(&s->lane[j], &l, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     free(n);
@@ -84,6 +96,37 @@ static struct sock_lane *lane_of(gex_Rank_t j) {
 }
 
 void gexi_sock_lane_touch(gex_Rank_t j) { (void)lane_of(j); }
+
+void gexi_sock_lane_cut(gex_Rank_t j) {
+  struct sock_lane *l = lane_of(j);
+  if (l->cut != UINT64_MAX) return;
+  l->cut = atomic_load_explicit(&S()->peers[j].tx_queued, memory_order_relaxed);
+  atomic_fetch_add_explicit(&S()->lane_cuts, 1, memory_order_relaxed);
+  atomic_store_explicit(&l->want_tcp, 1, memory_order_relaxed);
+  atomic_store_explicit(&S()->lane_tcp_wanted, 1, memory_order_release);
+}
+
+int gexi_sock_lane_drained(gex_Rank_t j) {
+  struct sock_lane *l = __atomic_load_n(&S()->lane[j], __ATOMIC_ACQUIRE);
+  return !l || l->snd_una == l->snd_next;
+}
+
+void gexi_sock_lane_connect(void) {
+  struct gexi_sock *s = S();
+  atomic_store_explicit(&s->lane_tcp_wanted, 0, memory_order_relaxed);
+  unsigned nl = atomic_load_explicit(&s->nlane_act, memory_order_acquire);
+  for (unsigned i = 0; i < nl; i++) {
+    gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
+    if (j == UINT32_MAX) continue;
+    struct sock_lane *l = s->lane[j];
+    struct sock_peer *p = &s->peers[j];
+    if (!atomic_load_explicit(&l->want_tcp, memory_order_relaxed)) continue;
+    atomic_store_explicit(&l->want_tcp, 0, memory_order_relaxed);
+    if (p->fd < 0 && p->cfd < 0 && !p->cstep &&
+        atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_UP)
+      gexi_sock_connect(j);
+  }
+}
 
 static inline size_t piece_max(gex_Rank_t j) {
   const struct sock_peer *p = &S()->peers[j];
@@ -104,7 +147,7 @@ static uint64_t dg_mac(struct sock_dg *h) {
  * date; a datagram the kernel refuses is as one lost. */
 static void dg_send(gex_Rank_t j, struct sock_lane *l, struct sock_dg *h, int first) {
   struct gexi_sock *s = S();
-  uint64_t ack = l->rcv_next; /* (read racily: it only grows; a stale one is harmless) */
+  uint64_t ack = LD(l->rcv_next); /* (it only grows: a stale one is harmless) */
   h->ack = ack;
   h->mac = dg_mac(h);
   /* GEX_TEST_LANE_DROP=N: every Nth piece is lost on its first sending. */
@@ -129,14 +172,20 @@ ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n) {
   struct sock_lane *l = lane_of(j);
   const size_t pmax = piece_max(j);
   size_t taken = 0, off = 0;
+  /* Bytes from the cut on wait for the TCP connection. */
+  uint64_t at = atomic_load_explicit(&S()->peers[j].tx_written, memory_order_relaxed);
+  size_t room = l->cut == UINT64_MAX ? SIZE_MAX : (size_t)(l->cut - at);
   int k = 0;
   while (k < n && !iov[k].iov_len) k++;
   while (k < n) {
-    if (l->snd_next - l->snd_una >= SOCK_LANE_SLOTS || l->inflight >= SOCK_LANE_WINDOW) break;
+    if (l->snd_next - l->snd_una >= SOCK_LANE_SLOTS || l->inflight >= SOCK_LANE_WINDOW ||
+        taken == room)
+      break;
     size_t piece = 0; /* gather the next piece from the iovecs */
     for (int i = k; i < n && piece < pmax; i++)
       piece += (i == k ? iov[i].iov_len - off : iov[i].iov_len);
     if (piece > pmax) piece = pmax;
+    if (piece > room - taken) piece = room - taken;
     struct sock_dg *h = malloc(sizeof *h + piece);
     if (!h) gexi_fatal("out of memory");
     char *d = (char *)(h + 1);
@@ -165,7 +214,7 @@ ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n) {
     sl->resent = 0;
     sl->sent_at = now;
     if (l->snd_una == l->snd_next) { /* the first in flight */
-      l->rto_at = now + l->rto_ns;
+      ST(l->rto_at, now + l->rto_ns);
       l->stalled_since = now;
       atomic_fetch_add_explicit(&gexi_ctx.net_unsent, 1, memory_order_relaxed);
     }
@@ -215,10 +264,10 @@ static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack) {
     }
     l->stalled_since = now;
     if (l->snd_una == l->snd_next) {
-      l->rto_at = 0;
+      ST(l->rto_at, 0);
       atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
     } else {
-      l->rto_at = now + l->rto_ns;
+      ST(l->rto_at, now + l->rto_ns);
     }
   }
   gexi_sock_tx_unlock(p);
@@ -277,11 +326,11 @@ int gexi_sock_lane_poll(int what) {
       continue;
     }
     if (!h->seq) continue;
-    if (h->seq != l->rcv_next || p->busy) { /* old (a replay, or resent), or not yet its turn */
+    if (h->seq != LD(l->rcv_next) || p->busy) { /* old (a replay, or resent), or not yet its turn */
       owe_ack(j, l);
       continue;
     }
-    l->rcv_next++;
+    ST(l->rcv_next, h->seq + 1);
     owe_ack(j, l);
     s->lane_feeding = 1;
     int k = gexi_sock_rx_feed(j, (const char *)(h + 1), h->len, what);
@@ -318,7 +367,7 @@ void gexi_sock_lane_tick(void) {
     gex_Rank_t j = s->lane_owed[i];
     struct sock_lane *l = s->lane[j];
     l->owed_listed = 0;
-    if (atomic_load_explicit(&l->ack_sent, memory_order_relaxed) >= l->rcv_next) continue;
+    if (LD(l->ack_sent) >= LD(l->rcv_next)) continue;
     struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = j};
     dg_send(j, l, &a, 0);
   }
@@ -332,14 +381,14 @@ void gexi_sock_lane_tick(void) {
     if (j == UINT32_MAX) continue;
     struct sock_lane *l = s->lane[j];
     struct sock_peer *p = &s->peers[j];
-    if (!l->rto_at || now < l->rto_at || !gexi_sock_tx_trylock(p)) continue;
+    if (!LD(l->rto_at) || now < LD(l->rto_at) || !gexi_sock_tx_trylock(p)) continue;
     int gone = 0;
-    if (l->rto_at && now >= l->rto_at) {
+    if (LD(l->rto_at) && now >= LD(l->rto_at)) {
       gone = now - l->stalled_since > s->connect_budget_ns;
       if (!gone) {
         resend_all(j, l, now);
         l->rto_ns = l->rto_ns * 2 > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS : l->rto_ns * 2;
-        l->rto_at = now + l->rto_ns;
+        ST(l->rto_at, now + l->rto_ns);
       }
     }
     gexi_sock_tx_unlock(p);
@@ -365,7 +414,7 @@ int gexi_sock_lane_timeout(int ms) {
   for (unsigned i = 0; i < nl; i++) {
     gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
     if (j == UINT32_MAX) continue;
-    uint64_t at = s->lane[j]->rto_at; /* (racy read: a sleep a little off) */
+    uint64_t at = LD(s->lane[j]->rto_at);
     if (at && at < first) first = at;
   }
   if (first == UINT64_MAX) return ms;
@@ -388,7 +437,7 @@ void gexi_sock_lane_drop(gex_Rank_t j) {
     sl->dg = NULL;
   }
   l->inflight = 0;
-  l->rto_at = 0;
+  ST(l->rto_at, 0);
   gexi_sock_tx_unlock(p);
 }
 
@@ -400,7 +449,11 @@ static int lane_busy(void) {
     gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
     if (j == UINT32_MAX) continue;
     struct sock_lane *l = s->lane[j];
-    if (l->snd_una != l->snd_next || s->peers[j].qn) return 1; /* (racy reads: looked at again) */
+    struct sock_peer *p = &s->peers[j];
+    if (!gexi_sock_tx_trylock(p)) return 1; /* (its holder is busy with it) */
+    int busy = l->snd_una != l->snd_next || p->qn;
+    gexi_sock_tx_unlock(p);
+    if (busy) return 1;
   }
   return 0;
 }
@@ -421,7 +474,7 @@ void gexi_sock_lane_exit(uint64_t deadline, int (*write_more)(gex_Rank_t j)) {
       if (dg_check(h, (size_t)r, &src)) continue;
       struct sock_lane *l = lane_of(h->from);
       if (h->ack) (void)acked(h->from, l, h->ack);
-      if (h->seq && h->seq == l->rcv_next) l->rcv_next++;
+      if (h->seq && h->seq == LD(l->rcv_next)) ST(l->rcv_next, h->seq + 1);
       if (h->seq) {
         struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = h->from};
         dg_send(h->from, l, &a, 0);
@@ -434,11 +487,11 @@ void gexi_sock_lane_exit(uint64_t deadline, int (*write_more)(gex_Rank_t j)) {
       gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
       if (j == UINT32_MAX) continue;
       struct sock_lane *l = s->lane[j];
-      if (s->peers[j].qn) (void)write_more(j);
-      if (!l->rto_at || now < l->rto_at || !gexi_sock_tx_trylock(&s->peers[j])) continue;
+      (void)write_more(j); /* (under its lock: nothing when its queue is empty) */
+      if (!LD(l->rto_at) || now < LD(l->rto_at) || !gexi_sock_tx_trylock(&s->peers[j])) continue;
       resend_all(j, l, now);
       l->rto_ns = l->rto_ns * 2 > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS : l->rto_ns * 2;
-      l->rto_at = now + l->rto_ns;
+      ST(l->rto_at, now + l->rto_ns);
       gexi_sock_tx_unlock(&s->peers[j]);
     }
     /* Until a datagram comes or the next timeout. */

@@ -39,13 +39,13 @@ static int peer_on_host(const struct sock_peer *p) {
 void gexi_sock_attach(gex_Rank_t j, int fd) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
+  const int lane = gexi_sock_is_lane(j); /* a lane's stream goes on over it (sock_lane.c, "Bulk") */
   if (!p->rx) {
     p->rx = aligned_alloc(64, SOCK_RX_MIN);
     if (!p->rx) gexi_fatal("out of memory");
     p->rx_cap = SOCK_RX_MIN;
   }
-  p->rx_have = p->rx_off = 0;
-  p->fd = fd;
+  if (!lane) p->rx_have = p->rx_off = 0;
   int one = 1; /* frames leave when written (no Nagle delay), on both ends */
   (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   /* GEX_SOCK_SNDBUF, else SOCK_SNDBUF_HOST on this host; 0: the kernel's
@@ -59,6 +59,13 @@ void gexi_sock_attach(gex_Rank_t j, int fd) {
   }
   gexi_sock_rewatch(fd, SOCK_EV_UP, j, EPOLLIN); /* (watched as a handshake until now) */
   s->up[s->nup++] = j;
+  if (lane) { /* its senders switch under its lock; its queue is counted already */
+    gexi_sock_tx_lock(p);
+    p->fd = fd;
+    gexi_sock_tx_unlock(p);
+    return;
+  }
+  p->fd = fd;
   gexi_sock_tx_start(j);
 }
 
@@ -76,7 +83,7 @@ static void conn_end(gex_Rank_t j, const char *why) {
   atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
   gexi_sock_q_drop(p);
   gexi_sock_tx_unlock(p);
-  if (p->fd < 0 && gexi_sock_is_lane(j)) gexi_sock_lane_drop(j);
+  if (gexi_sock_is_lane(j)) gexi_sock_lane_drop(j);
   /* The descriptor stays open (a sender may still hold its number): it is
    * closed with the process. */
   if (!p->bye && why) gexi_sock_peer_gone(j, 1, why);
@@ -519,7 +526,10 @@ int gexi_sock_poll(int what) {
   if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) n += gexi_sock_flush_all();
   if (s->nup <= SOCK_DIRECT_PEERS)
     for (unsigned i = 0; i < s->nup; i++) n += conn_read(s->up[i], what);
-  if (s->ufd >= 0) n += gexi_sock_lane_poll(what);
+  if (s->ufd >= 0) {
+    n += gexi_sock_lane_poll(what);
+    if (atomic_load_explicit(&s->lane_tcp_wanted, memory_order_acquire)) gexi_sock_lane_connect();
+  }
   if (++s->poll_count % SOCK_CTL_EVERY == 0 || s->npending || s->ntrying ||
       s->nup > SOCK_DIRECT_PEERS)
     n += ctl_poll(what, 0);

@@ -25,13 +25,17 @@ static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
  * or (no descriptor: GEX_SOCK_UDP) to its lane.  As sendmsg. */
 static ssize_t stream_writev(gex_Rank_t j, struct sock_peer *p, const struct iovec *iov, int n) {
   if (GEXI_UNLIKELY(p->fd < 0)) return gexi_sock_lane_write(j, iov, n);
+  if (GEXI_UNLIKELY(S()->ufd >= 0) && !gexi_sock_lane_drained(j)) { /* (sock_lane.c, "Bulk") */
+    errno = EAGAIN;
+    return -1;
+  }
   struct msghdr m = {.msg_iov = (struct iovec *)(uintptr_t)iov, .msg_iovlen = (size_t)n};
   return sendmsg(p->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 static inline ssize_t stream_write(gex_Rank_t j, struct sock_peer *p, const void *buf, size_t len) {
-  if (GEXI_UNLIKELY(p->fd < 0)) {
+  if (GEXI_UNLIKELY(p->fd < 0 || S()->ufd >= 0)) {
     struct iovec v = {(void *)(uintptr_t)buf, len};
-    return gexi_sock_lane_write(j, &v, 1);
+    return stream_writev(j, p, &v, 1);
   }
   return send(p->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
@@ -498,6 +502,8 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   int batch = mode & SOCK_TX_BATCH;
   mode &= ~SOCK_TX_BATCH;
   lock_settled(p);
+  if (GEXI_UNLIKELY(p->fd < 0) && total > SOCK_LANE_BULK && gexi_sock_is_lane(j))
+    gexi_sock_lane_cut(j); /* it and what follows go over TCP */
   int st = atomic_load_explicit(&p->state, memory_order_acquire);
   if (GEXI_UNLIKELY(st != SOCK_UP) && connecting(st) && mode == SOCK_TX_COPY) {
     f->credit = 0; /* nothing came from it yet */
@@ -659,6 +665,9 @@ void gexi_sock_at_exit(void) {
   const int polls = (nleft || s->ufd >= 0) &&
                     (gexi_sock_polling() || pthread_mutex_trylock(&s->poll_lock) == 0);
   const int drain = nleft && polls;
+  /* The lanes' BYEs and what was queued before them, acknowledged (and
+   * what waited for a lane to drain before going over TCP, written). */
+  if (s->ufd >= 0 && polls) gexi_sock_lane_exit(deadline, lane_write_more);
   for (unsigned i = 0; i < nleft; i++)
     pf[i] = (struct pollfd){s->peers[left[i]].fd, (short)(POLLOUT | (drain ? POLLIN : 0)), 0};
   char sink[4096];
@@ -690,13 +699,14 @@ void gexi_sock_at_exit(void) {
       }
     }
   }
-  /* The lane's BYEs and what was queued before them, acknowledged. */
-  if (s->ufd >= 0 && polls) gexi_sock_lane_exit(deadline, lane_write_more);
   if (s->ufd >= 0 && gexi_ctx.env.test_lane_drop) /* (tests: the drops were recovered) */
-    fprintf(stderr, "libgex: rank %u: UDP lane: %llu pieces dropped on purpose, %llu sent again\n",
+    fprintf(stderr,
+            "libgex: rank %u: UDP lane: %llu pieces dropped on purpose, %llu sent again, "
+            "%llu lanes moved to TCP for bulk\n",
             (unsigned)gexi_ctx.rank,
             (unsigned long long)atomic_load_explicit(&s->lane_dropped, memory_order_relaxed),
-            (unsigned long long)atomic_load_explicit(&s->lane_resent, memory_order_relaxed));
+            (unsigned long long)atomic_load_explicit(&s->lane_resent, memory_order_relaxed),
+            (unsigned long long)atomic_load_explicit(&s->lane_cuts, memory_order_relaxed));
   /* (poll_lock, if taken here, stays taken: the process is ending) */
   free(left);
   free(pf);
