@@ -393,6 +393,9 @@ struct gexi_sock {
   unsigned nlane_owed;
   char *lane_rx;
   int lane_feeding; /* a piece from lane_rx is being handled (under poll_lock) */
+  /* No lane's retransmission is due before this (a lower bound: a scan
+   * of the lanes finds the real one). */
+  _Atomic uint64_t lane_next_rto;
   /* Some lane wants its TCP connection started (want_tcp). */
   _Atomic int lane_tcp_wanted;
   /* Pieces sent, sent again, and dropped by GEX_TEST_LANE_DROP; lanes

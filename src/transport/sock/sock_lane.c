@@ -54,6 +54,17 @@ static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
 #define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
 #define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
 
+/* Arm l's retransmission at 'at' (under its peer's tx_lock); the
+ * process's earliest comes down to it if it is earlier. */
+static void rto_arm(struct sock_lane *l, uint64_t at) {
+  ST(l->rto_at, at);
+  _Atomic uint64_t *next = &gexi_sock_ctx()->lane_next_rto;
+  uint64_t cur = LD(*next);
+  while (at < cur && !atomic_compare_exchange_weak_explicit(next, &cur, at, memory_order_relaxed,
+                                                            memory_order_relaxed)) {
+  }
+}
+
 /* Datagrams read by one poll, at most (the rest waits for the next). */
 #define SOCK_LANE_BURST 64
 
@@ -72,6 +83,7 @@ uint16_t gexi_sock_lane_open(void) {
   int rb = 4 << 20;
   (void)setsockopt(s->ufd, SOL_SOCKET, SO_RCVBUF, &rb, sizeof rb);
   gexi_sock_watch(s->ufd, SOCK_EV_LANE, 0);
+  atomic_store_explicit(&s->lane_next_rto, UINT64_MAX, memory_order_relaxed);
   return a.sin_port;
 }
 
@@ -214,7 +226,7 @@ ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n) {
     sl->resent = 0;
     sl->sent_at = now;
     if (l->snd_una == l->snd_next) { /* the first in flight */
-      ST(l->rto_at, now + l->rto_ns);
+      rto_arm(l, now + l->rto_ns);
       l->stalled_since = now;
       atomic_fetch_add_explicit(&gexi_ctx.net_unsent, 1, memory_order_relaxed);
     }
@@ -267,7 +279,7 @@ static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack) {
       ST(l->rto_at, 0);
       atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
     } else {
-      ST(l->rto_at, now + l->rto_ns);
+      rto_arm(l, now + l->rto_ns);
     }
   }
   gexi_sock_tx_unlock(p);
@@ -373,22 +385,30 @@ void gexi_sock_lane_tick(void) {
   }
   s->nlane_owed = 0;
   if (!atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_relaxed)) return;
-  /* Timeouts. */
+  /* Timeouts: the lanes are looked at once the earliest may be due; the
+   * scan sets the earliest of those still armed. */
   uint64_t now = gexi_sock_now();
+  if (now < LD(s->lane_next_rto)) return;
+  ST(s->lane_next_rto, UINT64_MAX);
   unsigned nl = atomic_load_explicit(&s->nlane_act, memory_order_acquire);
   for (unsigned i = 0; i < nl; i++) {
     gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
     if (j == UINT32_MAX) continue;
     struct sock_lane *l = s->lane[j];
     struct sock_peer *p = &s->peers[j];
-    if (!LD(l->rto_at) || now < LD(l->rto_at) || !gexi_sock_tx_trylock(p)) continue;
+    uint64_t at = LD(l->rto_at);
+    if (!at) continue;
+    if (now < at || !gexi_sock_tx_trylock(p)) { /* later, or looked at by the next scan */
+      rto_arm(l, now < at ? at : now);
+      continue;
+    }
     int gone = 0;
     if (LD(l->rto_at) && now >= LD(l->rto_at)) {
       gone = now - l->stalled_since > s->connect_budget_ns;
       if (!gone) {
         resend_all(j, l, now);
         l->rto_ns = l->rto_ns * 2 > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS : l->rto_ns * 2;
-        ST(l->rto_at, now + l->rto_ns);
+        rto_arm(l, now + l->rto_ns);
       }
     }
     gexi_sock_tx_unlock(p);
@@ -404,19 +424,18 @@ void gexi_sock_lane_tick(void) {
       gexi_sock_peer_gone(j, 1, why);
     }
   }
+  /* Lanes made during the scan: their retransmissions count too. */
+  unsigned nl2 = atomic_load_explicit(&s->nlane_act, memory_order_acquire);
+  for (unsigned i = nl; i < nl2; i++) {
+    gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
+    if (j != UINT32_MAX && LD(s->lane[j]->rto_at)) rto_arm(s->lane[j], LD(s->lane[j]->rto_at));
+  }
 }
 
 int gexi_sock_lane_timeout(int ms) {
   struct gexi_sock *s = S();
   if (!atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_relaxed)) return ms;
-  uint64_t now = gexi_sock_now(), first = UINT64_MAX;
-  unsigned nl = atomic_load_explicit(&s->nlane_act, memory_order_acquire);
-  for (unsigned i = 0; i < nl; i++) {
-    gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
-    if (j == UINT32_MAX) continue;
-    uint64_t at = LD(s->lane[j]->rto_at);
-    if (at && at < first) first = at;
-  }
+  uint64_t now = gexi_sock_now(), first = LD(s->lane_next_rto);
   if (first == UINT64_MAX) return ms;
   if (first <= now) return 0;
   uint64_t w = (first - now + 999999) / 1000000;
@@ -491,7 +510,7 @@ void gexi_sock_lane_exit(uint64_t deadline, int (*write_more)(gex_Rank_t j)) {
       if (!LD(l->rto_at) || now < LD(l->rto_at) || !gexi_sock_tx_trylock(&s->peers[j])) continue;
       resend_all(j, l, now);
       l->rto_ns = l->rto_ns * 2 > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS : l->rto_ns * 2;
-      ST(l->rto_at, now + l->rto_ns);
+      rto_arm(l, now + l->rto_ns);
       gexi_sock_tx_unlock(&s->peers[j]);
     }
     /* Until a datagram comes or the next timeout. */
