@@ -4,7 +4,10 @@
  *
  * Rank 0 waits in GASNET_BLOCKUNTIL for a flag that rank 1 sets with an AM
  * after keeping its own core busy for 20 ms (a loop on the clock: the
- * wait is long, and never ends by itself).  Rank 0 counts the yields and
+ * wait is long, and never ends by itself).  Rank 1 starts its 20 ms only
+ * once rank 0 has said (an AM sent just before its wait) that it waits, so
+ * a rank 0 that leaves the barrier late on a loaded machine still waits
+ * the whole 20 ms.  Rank 0 counts the yields and
  * network sleeps of its wait (internal hooks) and checks them against
  * what its mode must do:
  *
@@ -32,16 +35,23 @@ uint64_t gexi_net_sleeps(void);  /* this thread's sleeps (core/progress.c) */
 uint64_t gexi_wait_yields(void); /* this thread's yields (core/progress.c) */
 
 #define H_FLAG (GEX_AM_INDEX_BASE + 0)
+#define H_WAITING (GEX_AM_INDEX_BASE + 1)
 
-static volatile uint32_t flag;
+static volatile uint32_t flag, waiting;
 
 static void flag_handler(gex_Token_t tok, gex_AM_Arg_t v) {
   (void)tok;
   flag = (uint32_t)v;
 }
+static void waiting_handler(gex_Token_t tok, gex_AM_Arg_t v) {
+  (void)tok;
+  waiting = (uint32_t)v;
+}
 
 static gex_AM_Entry_t handlers[] = {
     {H_FLAG, (gex_AM_Fn_t)flag_handler, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 1, NULL, "flag"},
+    {H_WAITING, (gex_AM_Fn_t)waiting_handler, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 1, NULL,
+     "waiting"},
 };
 
 static double now_s(void) {
@@ -55,12 +65,14 @@ static void long_wait(uint32_t v, uint64_t *yields, uint64_t *sleeps) {
   test_barrier();
   *yields = *sleeps = 0;
   if (T.rank == 1) {
+    GASNET_BLOCKUNTIL(waiting == v);
     double end = now_s() + 0.02;
     while (now_s() < end) {
     }
     gex_AM_RequestShort1(T.tm, 0, H_FLAG, 0, (gex_AM_Arg_t)v);
   } else if (T.rank == 0) {
     uint64_t y = gexi_wait_yields(), s = gexi_net_sleeps();
+    gex_AM_RequestShort1(T.tm, 1, H_WAITING, 0, (gex_AM_Arg_t)v);
     GASNET_BLOCKUNTIL(flag == v);
     *yields = gexi_wait_yields() - y;
     *sleeps = gexi_net_sleeps() - s;
@@ -70,7 +82,7 @@ static void long_wait(uint32_t v, uint64_t *yields, uint64_t *sleeps) {
 }
 
 int main(int argc, char **argv) {
-  test_init(&argc, &argv, "T_WAIT_POLICY", 4096, handlers, 1);
+  test_init(&argc, &argv, "T_WAIT_POLICY", 4096, handlers, 2);
   CHECKF(T.size >= 2, "needs at least 2 ranks");
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   gex_RankInfo_t *nb;
