@@ -509,7 +509,7 @@ int gexi_sock_polling(void);
  * then every frame to it waits for the poll's end, where they leave
  * together (replies, ACKs, credit: one datagram instead of several). */
 static inline int gexi_sock_lane_in_poll(const struct sock_peer *p) {
-  return GEXI_UNLIKELY(p->fd < 0) && gexi_sock_polling();
+  return GEXI_UNLIKELY(gexi_sock_ctx()->ufd >= 0) && p->fd < 0 && gexi_sock_polling();
 }
 static inline int gexi_sock_leaves_now(struct sock_peer *p) {
   return !p->qn && p->tx_gen != atomic_load_explicit(&gexi_sock_ctx()->poll_gen, memory_order_relaxed) &&

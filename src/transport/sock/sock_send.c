@@ -129,10 +129,12 @@ static void piece_free(struct sock_peer *p, char *own, size_t cap) {
 /* A new owned piece of 'cap' bytes, empty, at the end of p's queue. */
 static struct sock_seg *q_new_piece(struct sock_peer *p, size_t cap) {
   /* A stream over the lane is flushed among the lane's peers: it has one
-   * before its queue holds anything. */
-  if (GEXI_UNLIKELY(p->fd < 0) && !p->qn) {
+   * before its queue holds anything.  (A lane peer's fd changes under its
+   * tx_lock, held here; another's only under poll_lock, before its state
+   * says UP: it is not read here.) */
+  if (GEXI_UNLIKELY(S()->ufd >= 0) && !p->qn) {
     gex_Rank_t j = (gex_Rank_t)(p - S()->peers);
-    if (gexi_sock_is_lane(j)) gexi_sock_lane_touch(j);
+    if (gexi_sock_is_lane(j) && p->fd < 0) gexi_sock_lane_touch(j);
   }
   if (p->qhead + p->qn == p->qcap) {
     if (p->qhead) {
@@ -502,7 +504,8 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   int batch = mode & SOCK_TX_BATCH;
   mode &= ~SOCK_TX_BATCH;
   lock_settled(p);
-  if (GEXI_UNLIKELY(p->fd < 0) && total > SOCK_LANE_BULK && gexi_sock_is_lane(j))
+  if (GEXI_UNLIKELY(S()->ufd >= 0) && total > SOCK_LANE_BULK && gexi_sock_is_lane(j) &&
+      p->fd < 0) /* (as in q_new_piece: a lane peer's fd, read under its tx_lock) */
     gexi_sock_lane_cut(j); /* it and what follows go over TCP */
   int st = atomic_load_explicit(&p->state, memory_order_acquire);
   if (GEXI_UNLIKELY(st != SOCK_UP) && connecting(st) && mode == SOCK_TX_COPY) {
