@@ -316,6 +316,7 @@ struct sock_peer {
    * made; the peer is counted in gexi_ctx.net_unsent until they are
    * written (under tx_lock). */
   uint8_t early;
+  uint8_t qlisted; /* in gexi_sock.qlist (under qlist_lock) */
   int busy, bye;
   struct sock_direct d;
 };
@@ -368,6 +369,11 @@ struct gexi_sock {
   struct sock_deferred *def;
   size_t ndef, defcap;
   _Atomic unsigned nqueued; /* peers with bytes queued */
+  /* Every peer counted in nqueued is in qlist (and maybe some that no
+   * longer are): a poll writes the queues of those, not of every peer. */
+  pthread_mutex_t qlist_lock;
+  gex_Rank_t *qlist, *qtaken; /* (qtaken: the flush's copy, under poll_lock) */
+  unsigned nqlist;
   _Atomic unsigned nspares; /* peers keeping a written piece (sock_send.c) */
   int64_t credit_bytes;     /* per peer */
   uint32_t credit_return;   /* send a CREDIT frame at this debt */

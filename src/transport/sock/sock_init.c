@@ -170,6 +170,7 @@ void gexi_sock_start(int one_host) {
   s->lfd = s->epfd = s->ufd = -1;
   pthread_mutex_init(&s->poll_lock, NULL);
   pthread_mutex_init(&s->reg_lock, NULL);
+  pthread_mutex_init(&s->qlist_lock, NULL);
   __atomic_store_n(&gexi_ctx.sock, s, __ATOMIC_RELEASE);
   raise_fd_limit();
   gexi_sock_auth_init(one_host);
@@ -200,10 +201,12 @@ void gexi_sock_start(int one_host) {
   if (peers) memset(peers, 0, gexi_ctx.size * sizeof *peers);
   __atomic_store_n(&s->peers, peers, __ATOMIC_RELEASE);
   s->up = calloc(gexi_ctx.size, sizeof *s->up);
+  s->qlist = calloc(gexi_ctx.size, sizeof *s->qlist);
+  s->qtaken = calloc(gexi_ctx.size, sizeof *s->qtaken);
   s->trying = calloc(gexi_ctx.size, sizeof *s->trying);
   s->touched = calloc(gexi_ctx.size, sizeof *s->touched);
   s->uport = calloc(gexi_ctx.size, sizeof *s->uport);
-  if (!s->uport) gexi_fatal("out of memory");
+  if (!s->uport || !s->qlist || !s->qtaken) gexi_fatal("out of memory");
   if (s->ufd >= 0) {
     s->lane = calloc(gexi_ctx.size, sizeof *s->lane);
     s->lane_act = malloc(gexi_ctx.size * sizeof *s->lane_act);

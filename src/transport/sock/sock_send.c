@@ -156,6 +156,18 @@ static struct sock_seg *q_new_piece(struct sock_peer *p, size_t cap) {
   return g;
 }
 
+/* Under p's tx_lock, its queue about to hold bytes to write: counted in
+ * nqueued and listed for the polls' flush (sock.h, qlist). */
+static void q_count(struct gexi_sock *s, struct sock_peer *p) {
+  atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+  pthread_mutex_lock(&s->qlist_lock);
+  if (!p->qlisted) {
+    p->qlisted = 1;
+    s->qlist[s->nqlist++] = (gex_Rank_t)(p - s->peers);
+  }
+  pthread_mutex_unlock(&s->qlist_lock);
+}
+
 static inline void lock_settled(struct sock_peer *p) {
   gexi_sock_tx_lock(p);
   q_settle(p);
@@ -196,13 +208,13 @@ int gexi_sock_tx_open(gex_Rank_t j) {
       p->qbytes >= SOCK_BATCH_MAX ||
       gexi_sock_leaves_now(p))
     return 0;
-  if (!p->qn) atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+  if (!p->qn) q_count(s, p);
   q_open(p, q_new_piece(p, SOCK_PIECE));
   return 1;
 }
 
 char *gexi_sock_tx_first(struct sock_peer *p, size_t len) {
-  atomic_fetch_add_explicit(&S()->nqueued, 1, memory_order_relaxed);
+  q_count(S(), p);
   struct sock_seg *g = q_new_piece(p, len > SOCK_FIRST_PIECE ? len : SOCK_FIRST_PIECE);
   g->len = len;
   p->qbytes += len;
@@ -308,11 +320,25 @@ static int q_write(struct sock_peer *p) {
   return err;
 }
 
-/* Write what the kernel takes of j's queue; whether it took anything. */
-static int flush_peer(gex_Rank_t j) {
+/* Put j back on the list of queues to write (it may still hold bytes). */
+static void relist(struct gexi_sock *s, gex_Rank_t j) {
+  pthread_mutex_lock(&s->qlist_lock);
+  if (!s->peers[j].qlisted) {
+    s->peers[j].qlisted = 1;
+    s->qlist[s->nqlist++] = j;
+  }
+  pthread_mutex_unlock(&s->qlist_lock);
+}
+
+/* Write what the kernel takes of j's queue; whether it took anything.
+ * 'listed': j came off the list, to go back on it if bytes remain. */
+static int flush_peer_from(gex_Rank_t j, int listed) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
-  if (!gexi_sock_tx_trylock(p)) return 0; /* its holder writes */
+  if (!gexi_sock_tx_trylock(p)) { /* its holder writes */
+    if (listed) relist(s, j);
+    return 0;
+  }
   q_settle(p);
   int err = 0;
   uint64_t before = atomic_load_explicit(&p->tx_written, memory_order_relaxed);
@@ -320,11 +346,15 @@ static int flush_peer(gex_Rank_t j) {
     err = q_write(p);
     if (!p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
   }
+  /* Still counted (not written, or not up yet): listed again. */
+  if (listed && p->qn && (!p->early || p->early == SOCK_EARLY_WRITING)) relist(s, j);
   int moved = atomic_load_explicit(&p->tx_written, memory_order_relaxed) != before;
   gexi_sock_tx_unlock(p);
   if (err) gexi_sock_peer_gone(j, 0, strerror(err));
   return moved;
 }
+
+static int flush_peer(gex_Rank_t j) { return flush_peer_from(j, 0); }
 
 void gexi_sock_tx_start(gex_Rank_t j) {
   struct gexi_sock *s = S();
@@ -333,7 +363,7 @@ void gexi_sock_tx_start(gex_Rank_t j) {
   atomic_store_explicit(&p->state, SOCK_UP, memory_order_release);
   int queued = p->qn != 0;
   if (queued) { /* frames sent while it was being made (q_early): a queue to write now */
-    atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+    q_count(s, p);
     if (p->early) p->early = SOCK_EARLY_WRITING;
   }
   gexi_sock_tx_unlock(p);
@@ -357,14 +387,16 @@ uint64_t gexi_sock_rma_tails(void) { return peers_sum(offsetof(struct sock_peer,
 
 int gexi_sock_flush_all(void) {
   struct gexi_sock *s = S();
-  int moved = 0;
-  for (unsigned i = 0; i < s->nup && atomic_load_explicit(&s->nqueued, memory_order_relaxed); i++)
-    moved |= flush_peer(s->up[i]); /* (its queue is looked at under its tx_lock only) */
-  unsigned nl = atomic_load_explicit(&s->nlane_act, memory_order_acquire);
-  for (unsigned i = 0; i < nl && atomic_load_explicit(&s->nqueued, memory_order_relaxed); i++) {
-    gex_Rank_t j = __atomic_load_n(&s->lane_act[i], __ATOMIC_ACQUIRE);
-    if (j != UINT32_MAX) moved |= flush_peer(j);
+  pthread_mutex_lock(&s->qlist_lock);
+  unsigned n = s->nqlist;
+  for (unsigned i = 0; i < n; i++) {
+    s->qtaken[i] = s->qlist[i];
+    s->peers[s->qlist[i]].qlisted = 0;
   }
+  s->nqlist = 0;
+  pthread_mutex_unlock(&s->qlist_lock);
+  int moved = 0;
+  for (unsigned i = 0; i < n; i++) moved |= flush_peer_from(s->qtaken[i], 1);
   return moved;
 }
 
@@ -443,12 +475,12 @@ int gexi_sock_send_small_locked(gex_Rank_t j, struct sock_peer *p, char *buf, si
       }
       size_t w = r > 0 ? (size_t)r : 0;
       if (w) atomic_fetch_add_explicit(&p->tx_written, w, memory_order_release);
-      atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+      q_count(s, p);
       q_push(p, buf + w, len - w, 1);
       gexi_sock_tx_unlock(p);
       return 1;
     }
-    atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+    q_count(s, p);
   }
   p->batched++;
   q_push(p, buf, len, 1); /* into the last piece when it has room: a batch */
@@ -549,7 +581,7 @@ void gexi_sock_send(gex_Rank_t j, struct sock_frame *f, const void *body, size_t
   if (w) atomic_fetch_add_explicit(&p->tx_written, w, memory_order_release);
   int queued = w < total;
   if (queued) {
-    if (!p->qn) atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+    if (!p->qn) q_count(s, p);
     size_t off = w;
     for (int k = 0; k < 4; k++) {
       size_t n = iov[k].iov_len;
