@@ -211,7 +211,11 @@ void gexi_sock_start(int one_host) {
     s->lane = calloc(gexi_ctx.size, sizeof *s->lane);
     s->lane_act = malloc(gexi_ctx.size * sizeof *s->lane_act);
     s->lane_owed = calloc(gexi_ctx.size, sizeof *s->lane_owed);
-    s->lane_rx = malloc(sizeof(struct sock_dg) + 65536);
+    /* The piece after the header starts 64-aligned, as a connection's
+     * receive buffer does: its frames are handled in place (sock_recv.c,
+     * gexi_sock_rx_feed).  Kept for the process's life. */
+    char *rx = aligned_alloc(64, 64 + 65536);
+    s->lane_rx = rx ? rx + 64 - sizeof(struct sock_dg) : NULL;
     if (!s->lane || !s->lane_act || !s->lane_owed || !s->lane_rx) gexi_fatal("out of memory");
     memset(s->lane_act, 0xff, gexi_ctx.size * sizeof *s->lane_act);
   }

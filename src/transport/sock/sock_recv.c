@@ -439,12 +439,34 @@ static int conn_read_frames(gex_Rank_t j, int what) {
 int gexi_sock_rx_feed(gex_Rank_t j, const char *data, size_t len, int what) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
-  if (!p->rx) {
+  int n = 0;
+  /* No part of a frame waits: the frames are handled where they are (the
+   * piece starts a frame, so it is as aligned as 'data'), and only what
+   * is left of the last one is copied to j's buffer below.  A peer whose
+   * frames never straddle two pieces has no buffer at all. */
+  if (p->rx_off == p->rx_have && !p->d.left && !p->d.pad && len >= sizeof(struct sock_frame)) {
+    char *own = p->rx;
+    uint32_t own_cap = p->rx_cap;
+    p->rx = (char *)(uintptr_t)data;
+    p->rx_cap = (uint32_t)len;
+    p->rx_off = 0;
+    p->rx_have = len;
+    int k = rx_frames(j, p, what);
+    size_t used = p->rx_off;
+    p->rx = own;
+    p->rx_cap = own_cap;
+    p->rx_off = p->rx_have = 0;
+    if (k < 0) return -1;
+    n += k;
+    data += used;
+    len -= used;
+    if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) return n;
+  }
+  if (len && !p->rx) {
     p->rx = aligned_alloc(64, SOCK_RX_MIN);
     if (!p->rx) gexi_fatal("out of memory");
     p->rx_cap = SOCK_RX_MIN;
   }
-  int n = 0;
   while (len) {
     if (p->d.left || p->d.pad) { /* a frame's data, straight into its destination */
       size_t t = len < p->d.left ? len : p->d.left;
