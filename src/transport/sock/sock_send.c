@@ -208,8 +208,10 @@ int gexi_sock_tx_open(gex_Rank_t j) {
       p->qbytes >= SOCK_BATCH_MAX ||
       gexi_sock_leaves_now(p))
     return 0;
+  /* (an empty queue's first piece is small, as in q_push) */
+  const size_t cap = p->qn ? SOCK_PIECE : SOCK_FIRST_PIECE;
   if (!p->qn) q_count(s, p);
-  q_open(p, q_new_piece(p, SOCK_PIECE));
+  q_open(p, q_new_piece(p, cap));
   return 1;
 }
 
