@@ -177,8 +177,11 @@ void *gexi_co_append(gex_Rank_t j, int kind, int cat, uint32_t len, int fetch,
     flush_all();
   }
   if (!b) {
-    b = calloc(1, sizeof *b + s->cap_bytes);
+    /* Only the header is cleared: records are written whole, padding
+     * included (gexi_co_try_append), so the rest is never read unwritten. */
+    b = malloc(sizeof *b + s->cap_bytes);
     if (!b) gexi_fatal("out of memory for a coalescing buffer");
+    memset(b, 0, sizeof *b);
     s->peer[j] = b;
     s->nbufs++;
   }
