@@ -1,21 +1,140 @@
 #!/usr/bin/env bash
-# tests/layering.sh SRC_DIR -- the layering rule of src/: no file outside
-# src/transport/ includes a network transport's own header
-# (src/transport/<name>/, every <name> but shm); the core reaches network
-# transports only through src/transport/transport.h.  The shared-memory
-# substrate (src/transport/shm) is still included directly by the layers
-# that map peers' memory (rma, am, coll, vis, core): listed, not failed.
-# Prints each offending line; status 1 if there is one.
+# tests/layering.sh SRC_DIR [ALLOW] -- the layers of src/ (docs/design.md,
+# "Layers"): a file may include headers of its own room and of rooms in
+# lower layers, never of a room above it.  Each room's layer is in the
+# table below (a file may be placed apart from its room: 'file=').  The
+# includes that still go up are listed in ALLOW (tests/layering.allow),
+# one "FILE -> HEADER" per line: a new upward include fails, and so does a
+# listed one that is gone (the list only shrinks).  Prints each offending
+# line with its file, line and rule, then the cycles left between rooms;
+# status 1 on an offence.  Also kept: no file outside src/transport/
+# includes a network transport's own header (src/transport/<name>/, every
+# <name> but shm): those are reached through src/transport/transport.h.
 set -uo pipefail
-src=${1:?usage: layering.sh SRC_DIR}
-bad=$(grep -rnE '#[[:space:]]*include[[:space:]]+"transport/[a-z0-9_]+/' "$src" --include='*.c' --include='*.h' |
-  grep -v "^$src/transport/" | grep -v '"transport/shm/')
-shm=$(grep -rlE '#[[:space:]]*include[[:space:]]+"transport/shm/' "$src" --include='*.c' --include='*.h' |
-  grep -vc "^$src/transport/")
-echo "layering: files outside src/transport/ that include the shared-memory substrate's header: $shm"
-if [[ -n $bad ]]; then
-  echo "layering: FAIL: a network transport's own header included outside src/transport/:"
-  echo "$bad"
-  exit 1
-fi
-echo "layering: ok: no network transport's own header is included outside src/transport/"
+src=${1:?usage: layering.sh SRC_DIR [ALLOW]}
+allow=${2:-$(dirname "$0")/layering.allow}
+exec /usr/bin/env python3 - "$src" "$allow" <<'PY'
+import os, re, sys
+src, allow_path = sys.argv[1], sys.argv[2]
+# Layers, bottom up (a fraction orders rooms inside one layer).
+LAYERS = {
+    # 0 base: MACs and random bytes, the library's identity
+    "sec": 0.0, "identity": 0.1,
+    # 1 the context, errors, environment, progress (and, until they move
+    #   up, the objects: client, endpoints, segments, teams)
+    "core": 1.0,
+    # 2 how a rank learns its job
+    "bootstrap": 2.0,
+    # 3 substrates: the transport interface, shared memory, the network
+    #   transports, device memory; the factory that starts a transport
+    "transport": 3.0, "transport/shm": 3.1, "transport/sock": 3.2, "transport/ofi": 3.2,
+    "file=transport/net_start.c": 3.5, "mk": 3.6,
+    # 4 protocols, in the order they may use each other
+    "am": 4.0, "rma": 4.1, "atomic": 4.2, "vis": 4.3, "coll": 4.4,
+    # 5 on top of the public API: the GASNet-1 layer, the tools API and the
+    #   self-test of a running job
+    "legacy": 5.0, "tools": 5.1, "diagnostics": 5.2,
+}
+NAMES = {0: "base", 1: "core", 2: "bootstrap", 3: "substrates", 4: "protocols", 5: "compatibility"}
+
+def room_of(rel):
+    parts = rel.split("/")
+    if parts[0] == "transport" and len(parts) > 2:
+        return "transport/" + parts[1]
+    return parts[0]
+
+def layer_of(rel):
+    return LAYERS.get("file=" + rel, LAYERS.get(room_of(rel)))
+
+allowed = set()
+if os.path.exists(allow_path):
+    for l in open(allow_path):
+        l = l.split("#", 1)[0].strip()
+        if l:
+            allowed.add(l)
+
+bad, seen, unknown = [], set(), set()
+edges = {}
+for d, _, files in os.walk(src):
+    for f in sorted(files):
+        if not f.endswith((".c", ".h")):
+            continue
+        path = os.path.join(d, f)
+        rel = os.path.relpath(path, src)
+        me = layer_of(rel)
+        if me is None:
+            unknown.add(room_of(rel))
+            continue
+        for n, line in enumerate(open(path, errors="replace"), 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if not m or "/" not in m.group(1):
+                continue
+            inc = m.group(1)
+            if not os.path.exists(os.path.join(src, inc)):
+                continue
+            them = layer_of(inc)
+            if them is None:
+                unknown.add(room_of(inc))
+                continue
+            if room_of(inc) != room_of(rel):
+                edges.setdefault(room_of(rel), set()).add(room_of(inc))
+            net = room_of(inc).startswith("transport/") and room_of(inc) != "transport/shm"
+            if net and not rel.startswith("transport/"):
+                bad.append(f"{rel}:{n}: includes {inc}: a network transport's own header is "
+                           f"included only inside src/transport/ (the rest reaches it through "
+                           f"transport/transport.h)")
+                continue
+            if them <= me or room_of(inc) == room_of(rel):
+                continue
+            key = f"{rel} -> {inc}"
+            seen.add(key)
+            if key not in allowed:
+                bad.append(f"{rel}:{n}: includes {inc}: {room_of(rel)} (layer {NAMES[int(me)]}) "
+                           f"may not include {room_of(inc)} (layer {NAMES[int(them)]}, above it)")
+
+status = 0
+if unknown:
+    print("layering: FAIL: rooms with no layer in tests/layering.sh: " + ", ".join(sorted(unknown)))
+    status = 1
+if bad:
+    print("layering: FAIL: includes that go up a layer:")
+    print("\n".join(bad))
+    status = 1
+gone = sorted(allowed - seen)
+if gone:
+    print(f"layering: FAIL: listed in {allow_path} but no longer there (remove them):")
+    print("\n".join(gone))
+    status = 1
+
+# Cycles between rooms (strongly connected components of the room graph).
+index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
+def visit(v):
+    index[v] = low[v] = counter[0]; counter[0] += 1
+    stack.append(v); on.add(v)
+    for w in edges.get(v, ()):
+        if w not in index:
+            visit(w); low[v] = min(low[v], low[w])
+        elif w in on:
+            low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+        c = []
+        while True:
+            w = stack.pop(); on.discard(w); c.append(w)
+            if w == v:
+                break
+        if len(c) > 1:
+            sccs.append(sorted(c))
+sys.setrecursionlimit(10000)
+for v in sorted(set(edges) | {w for ws in edges.values() for w in ws}):
+    if v not in index:
+        visit(v)
+print(f"layering: {len(seen & allowed)} includes still go up a layer, listed in "
+      f"{os.path.basename(allow_path)} (to be removed)")
+for c in sccs:
+    print(f"layering: rooms in one include cycle ({len(c)}): {' '.join(c)}")
+if not sccs:
+    print("layering: no include cycle between rooms")
+if status == 0:
+    print("layering: ok: no include goes up a layer beyond the listed ones")
+sys.exit(status)
+PY
