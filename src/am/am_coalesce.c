@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "am/am_coalesce.h"
-#include "atomic/ad_am.h"
+#include "am/am_complete.h"
 
 struct rec_hdr {
   uint8_t kind; /* GEXI_CO_* */

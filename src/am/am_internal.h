@@ -17,11 +17,29 @@ enum gexi_am_internal_index {
   GEXI_AMI_COLL_SHORT = 1,  /* Request Short, 4 args: slot, seq, tag, src team rank */
   GEXI_AMI_COLL_MEDIUM = 2, /* Request Medium, same 4 args + one fragment of data */
   GEXI_AMI_COLL_LAST = 15,
-  /* 16..31: remote atomics. */
+  /* 16..31: remote atomics, VIS packing, coalescing, device memory (below). */
   GEXI_AMI_ATOMIC_FIRST = 16,
   GEXI_AMI_ATOMIC_LAST = 31,
   /* 32..63: free for later subsystems. */
   GEXI_AMI_RESERVED_END = 63
+};
+
+/* 16..31, registered by gexi_ad_am_init (atomic/ad_am.c). */
+enum {
+  GEXI_AMIDX_AD_REQ = 16,    /* Short Request: perform one atomic */
+  GEXI_AMIDX_AD_FETCHED = 17,/* Short Reply: the fetched value */
+  GEXI_AMIDX_AD_DONE = 18,   /* Short Reply: a non-fetching atomic is done */
+  GEXI_AMIDX_VIS_PUT = 19,   /* Medium Request: scatter packed chunks */
+  GEXI_AMIDX_VIS_PUT_ACK = 20, /* Short Reply: a packed Put landed */
+  GEXI_AMIDX_VIS_GET = 21,   /* Medium Request: gather chunks */
+  GEXI_AMIDX_VIS_GET_DATA = 22, /* Medium Reply: gathered chunks */
+  GEXI_AMIDX_CO_BATCH = 23,  /* Medium Request: coalesced NBI operations (am/am_coalesce.c) */
+  GEXI_AMIDX_CO_DONE = 24,   /* Medium Reply: their fetched values and counts */
+  GEXI_AMIDX_MK_PUT = 25,    /* Medium Request: data for a device segment (rma/rma_device.c) */
+  GEXI_AMIDX_MK_PUT_ACK = 26,/* Short Reply: it landed */
+  GEXI_AMIDX_MK_GET = 27,    /* Short Request: data from a device segment */
+  GEXI_AMIDX_MK_GET_DATA = 28, /* Medium Reply: the data */
+  GEXI_AMIDX_AD_LAST = 31
 };
 
 #endif

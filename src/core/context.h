@@ -338,7 +338,7 @@ struct gexi_thread_state {
   struct gexi_net_nbi *net_counted;
   /* Operations carried by Active Messages (atomics/ad_am.c, vis/vis.c):
    * 'pending' counts this thread's NBI ones whose replies are still due, by
-   * category (GEXI_AM_NBI_PUT/GET/RMW in atomic/ad_am.h).  Reply handlers,
+   * category (GEXI_AM_NBI_PUT/GET/RMW in am/am_complete.h).  Reply handlers,
    * which may run on any thread, decrement it (release); gex_NBI_Test/Wait
    * read it (acquire).  'region': the event that NBI operations join while an
    * access region is open (NULL: none yet).  'vis_cfg': the GEX_VIS_* settings
