@@ -18,11 +18,12 @@ import os, re, sys
 src, allow_path = sys.argv[1], sys.argv[2]
 # Layers, bottom up (a fraction orders rooms inside one layer).
 LAYERS = {
-    # 0 base: MACs and random bytes, the library's identity
-    "sec": 0.0, "identity": 0.1,
+    # 0 base: the library's identity
+    "identity": 0.0,
     # 1 the context, errors, environment, progress (and, until they move
-    #   up, the objects: client, endpoints, segments, teams)
-    "core": 1.0,
+    #   up, the objects: client, endpoints, segments, teams); then MACs and
+    #   random bytes, which end the process through the core's errors
+    "core": 1.0, "sec": 1.1,
     # 2 how a rank learns its job
     "bootstrap": 2.0,
     # 3 substrates: the transport interface, shared memory, the network
