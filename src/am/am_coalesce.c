@@ -40,7 +40,8 @@
 #include <string.h>
 
 #include "am/am_coalesce.h"
-#include "am/am_complete.h"
+#include "am/am_internal.h"
+#include "core/complete.h"
 
 struct rec_hdr {
   uint8_t kind; /* GEXI_CO_* */

@@ -114,10 +114,7 @@ void gexi_ad_am_init(void) {
   size_t n = 0;
   const gex_Flags_t sreq = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST,
                     srep = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY;
-  _Atomic uint64_t *sync = malloc(sizeof *sync); /* see gexi_am_sync; lives with the process */
-  if (!sync) gexi_fatal("out of memory at client init");
-  atomic_init(sync, 0);
-  e[n++] = (gex_AM_Entry_t){GEXI_AMIDX_AD_REQ, (gex_AM_Fn_t)ad_req, sreq, 12, sync, "gexi_ad_req"};
+  e[n++] = (gex_AM_Entry_t){GEXI_AMIDX_AD_REQ, (gex_AM_Fn_t)ad_req, sreq, 12, NULL, "gexi_ad_req"};
   e[n++] = (gex_AM_Entry_t){GEXI_AMIDX_AD_FETCHED, (gex_AM_Fn_t)ad_fetched, srep, 7, NULL,
                             "gexi_ad_fetched"};
   e[n++] = (gex_AM_Entry_t){GEXI_AMIDX_AD_DONE, (gex_AM_Fn_t)ad_done, srep, 2, NULL,

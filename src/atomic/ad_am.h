@@ -1,12 +1,12 @@
 /* atomic/ad_am.h -- remote atomics carried by Active Messages
  * (atomic/ad_am.c, atomic/ad_coalesce.c), and the registration of the
  * internal handlers of atomics, VIS packing and coalescing (their indices:
- * am/am_internal.h; the completion they share: am/am_complete.h).
+ * am/am_internal.h; the completion they share: core/complete.h).
  */
 #ifndef GEXI_ATOMIC_AD_AM_H
 #define GEXI_ATOMIC_AD_AM_H
 
-#include "am/am_complete.h"
+#include "core/complete.h"
 #include "am/am_internal.h"
 #include "core/context.h"
 

@@ -247,6 +247,9 @@ struct gexi_context {
    * sent before it leaves the library -- a barrier's last messages -- is
    * in the kernel's hands, as a frame to a connected peer is. */
   _Atomic unsigned net_unsent;
+  /* Shown to ThreadSanitizer as the order between an initiator and the
+   * handlers of its AM-carried operations (core/complete.h, gexi_am_sync). */
+  _Atomic uint64_t am_sync;
 
   /* GEXI_WAIT_*: GEX_WAIT_MODE's, or gasnet_set_waitmode's since
    * (core/hooks.h); read by every waiting thread (core/progress.c). */
@@ -338,7 +341,7 @@ struct gexi_thread_state {
   struct gexi_net_nbi *net_counted;
   /* Operations carried by Active Messages (atomics/ad_am.c, vis/vis.c):
    * 'pending' counts this thread's NBI ones whose replies are still due, by
-   * category (GEXI_AM_NBI_PUT/GET/RMW in am/am_complete.h).  Reply handlers,
+   * category (GEXI_AM_NBI_PUT/GET/RMW in core/complete.h).  Reply handlers,
    * which may run on any thread, decrement it (release); gex_NBI_Test/Wait
    * read it (acquire).  'region': the event that NBI operations join while an
    * access region is open (NULL: none yet).  'vis_cfg': the GEX_VIS_* settings

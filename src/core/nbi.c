@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "am/am_complete.h"
+#include "core/complete.h"
 #include "core/context.h"
 #include "transport/transport.h"
 

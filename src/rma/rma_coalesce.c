@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "am/am_coalesce.h"
-#include "am/am_complete.h"
+#include "core/complete.h"
 #include "transport/transport.h"
 
 int gexi_rma_co_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes, gex_Flags_t flags) {

@@ -29,7 +29,7 @@
  * An NB or NBI one that is one copy by a device (loopback or an opened
  * neighbour, the local buffer host memory or in the same device) is
  * started on the calling thread's stream and counted, like an operation
- * an AM Reply completes (am/am_complete.h: the NB event's counter, the
+ * an AM Reply completes (core/complete.h: the NB event's counter, the
  * thread's NBI counter or its access region's); every poll asks the
  * device about the copies in flight (dev_progress) and counts the
  * finished ones down.  The rest -- the staged path, copies through host
@@ -40,7 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "am/am_complete.h"
+#include "am/am_internal.h"
+#include "core/complete.h"
 #include "core/context.h"
 #include "mk/mk.h"
 #include "rma/rma_device.h"

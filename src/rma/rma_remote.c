@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "am/am_coalesce.h"
-#include "am/am_complete.h"
+#include "core/complete.h"
 #include "core/context.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"

@@ -767,7 +767,7 @@ static gex_Event_t vis_remote(const char *fn, gex_TM_t tm, gex_Rank_t rank, cons
 }
 
 /* ---- handlers ---------------------------------------------------------------------- */
-/* Every handler acquires gexi_am_sync() first (am/am_complete.h): a packed
+/* Every handler acquires gexi_am_sync() first (core/complete.h): a packed
  * Put's writes and a later Get's reads of the same bytes may run in
  * different threads of the target, ordered by the client through the
  * initiator's process; target-side handlers also release it when done. */

@@ -19,7 +19,7 @@
  *     segment, or a region exposed for the collectives' rendezvous or an
  *     endpoint's segment) after checking the range; the initiator learns
  *     of completion from an ACK or the Get's reply, which count down the
- *     same counters as operations completed by AM replies (am/am_complete.h),
+ *     same counters as operations completed by AM replies (core/complete.h),
  *     so events, NBI and access regions need nothing of the transport.
  *
  * Sending writes straight into the kernel; what it does not take waits in
@@ -122,7 +122,7 @@ struct sock_frame {
 };
 _Static_assert(sizeof(struct sock_frame) == 16, "struct sock_frame: 16 bytes");
 /* Put, Get and a Get's reply.  'cookie' is the initiator's completion
- * counter (am/am_complete.h), carried back and never used by the target;
+ * counter (core/complete.h), carried back and never used by the target;
  * 'dest' is where a Get's data goes at the initiator. */
 struct sock_rma {
   uint64_t key, addr, len, cookie, dest;

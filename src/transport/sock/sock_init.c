@@ -104,7 +104,7 @@ static size_t sock_coalesce_put_max(void) { return 1024; }
 /* Frames are handled in the order sent: a message after Puts arrives after
  * their bytes have landed. */
 static int sock_put_ordered(void) { return 1; }
-/* Every operation completes through counters (am/am_complete.h): the
+/* Every operation completes through counters (core/complete.h): the
  * transport has no events and no NBI trackers of its own. */
 static int sock_nbi_test(gex_EC_t mask) {
   (void)mask;

@@ -5,7 +5,7 @@
  * segment, or memory it exposed (an endpoint's segment, a collective's
  * rendezvous buffer).  A region is named by a key the target published;
  * every Put and Get is checked against the region's range before a byte is
- * copied.  The initiator's completion counter (am/am_complete.h: a blocking
+ * copied.  The initiator's completion counter (core/complete.h: a blocking
  * operation's own, an NB operation's event, the thread's NBI count or the
  * access region's event) travels with the request and comes back in the
  * ACK or the reply; the target never uses it.  A Put's data is locally
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "am/am_complete.h"
+#include "core/complete.h"
 #include "transport/sock/sock.h"
 
 static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
@@ -174,7 +174,7 @@ static gex_Event_t rma(const char *fn, int is_put, gex_Rank_t j, uint64_t raddr,
  * sock_am.c): it joins the batch the next poll writes.  An open tail means
  * a live connection (a closed one's queue is dropped under tx_lock), so
  * the fast path checks nothing else.  The thread's NBI counter
- * (am/am_complete.h) counts the operation while tx_lock is held, so before
+ * (core/complete.h) counts the operation while tx_lock is held, so before
  * its frame can leave.  Every call out of the fast paths is a tail call
  * (no registers saved). */
 #define SOCK_PUT_INPLACE_MAX 64

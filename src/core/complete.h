@@ -1,15 +1,14 @@
-/* am/am_complete.h -- how operations carried by Active Messages complete
+/* core/complete.h -- how operations carried by Active Messages complete
  * at their initiator (remote atomics, VIS packing, coalesced batches,
  * device-memory transfers, and the network transports' software RMA): a
  * counter the reply decrements -- a GEXI_EV_FLAG event's, the open access
  * region's, or the initiating thread's NBI counter of the operation's
  * category -- and the encoding of pointers and 64-bit values as AM
- * arguments.  (am/am_complete.c)
+ * arguments.  (core/complete.c)
  */
-#ifndef GEXI_AM_AM_COMPLETE_H
-#define GEXI_AM_AM_COMPLETE_H
+#ifndef GEXI_CORE_COMPLETE_H
+#define GEXI_CORE_COMPLETE_H
 
-#include "am/am_internal.h"
 #include "core/context.h"
 #include "core/event.h"
 
@@ -39,10 +38,8 @@ static inline void gexi_am_counter_done(_Atomic uint32_t *c, uint32_t n) {
  * counter after preparing what a handler will touch and before sending, and
  * every handler of this file and of vis.c acquires it before touching
  * anything (target-side VIS handlers also release it when done).  It lives
- * in the endpoint's handler table (entry cdata), allocated at registration. */
-static inline _Atomic uint64_t *gexi_am_sync(void) {
-  return (_Atomic uint64_t *)(uintptr_t)gexi_ctx.ep.handlers[GEXI_AMIDX_AD_REQ].gex_cdata;
-}
+ * in the context (gexi_ctx.am_sync). */
+static inline _Atomic uint64_t *gexi_am_sync(void) { return &gexi_ctx.am_sync; }
 #if defined(__SANITIZE_THREAD__)
 static inline void gexi_am_sync_release(void) {
   atomic_fetch_add_explicit(gexi_am_sync(), 1, memory_order_release);

@@ -1,10 +1,10 @@
-/* am/am_complete.c -- completion of operations carried by Active Messages
- * (am/am_complete.h): GEXI_EV_FLAG events and the counter a reply
+/* core/complete.c -- completion of operations carried by Active Messages
+ * (core/complete.h): GEXI_EV_FLAG events and the counter a reply
  * decrements.
  */
 #include <stdlib.h>
 
-#include "am/am_complete.h"
+#include "core/complete.h"
 
 struct gexi_Event *gexi_ev_flag_new(uint32_t pending) {
   struct gexi_Event *e = calloc(1, sizeof *e);
