@@ -212,6 +212,9 @@ struct sock_lane {
   _Atomic uint64_t rto_at;    /* when what is in flight is sent again (0: nothing is) */
   uint64_t rto_ns, srtt_ns, rttvar_ns;
   uint64_t stalled_since;     /* in flight with no acknowledgement since */
+  /* After a timeout, pieces below 'recover' are sent again one per
+   * acknowledgement that moves snd_una (0: no recovery under way). */
+  uint64_t recover;
   struct sock_lane_slot slot[SOCK_LANE_SLOTS]; /* by seq % SOCK_LANE_SLOTS */
   /* Receiving (under poll_lock): the next seq expected; the largest ack
    * sent to it (any thread that sends to it); in the owed list. */

@@ -12,10 +12,15 @@
  *     other direction; a rank that received pieces and sent nothing back by
  *     the end of its poll sends an acknowledgement alone;
  *   - what is not acknowledged within the retransmission timeout (from
- *     the smoothed round trip, doubled at each timeout) is sent again, all
- *     of it (go-back-N); a window of SOCK_LANE_SLOTS datagrams and
- *     SOCK_LANE_WINDOW bytes bounds what is in flight, the rest waits in
- *     the peer's queue as for a full TCP send buffer;
+ *     the smoothed round trip, doubled at each timeout) is sent again:
+ *     the oldest piece at the timeout, then the next at each
+ *     acknowledgement that moves the oldest on, up to what was in flight
+ *     at the timeout (the receiver took nothing after a lost piece:
+ *     go-back-N, clocked by the acknowledgements, so that a rank whose
+ *     receive buffer overflowed with a thousand peers' pieces is not sent
+ *     a thousand windows at once); a window of SOCK_LANE_SLOTS datagrams
+ *     and SOCK_LANE_WINDOW bytes bounds what is in flight, the rest waits
+ *     in the peer's queue as for a full TCP send buffer;
  *   - Bulk: a frame longer than SOCK_LANE_BULK ends the lane: it and every
  *     frame after it wait in the queue while a TCP connection is made (the
  *     usual handshake), and go over it once every piece of the lane has
@@ -242,6 +247,8 @@ ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n) {
   return (ssize_t)taken;
 }
 
+static void resend(gex_Rank_t j, struct sock_lane *l, uint64_t q, uint64_t now);
+
 /* Under poll_lock: j acknowledged every piece below 'ack'.  0, or why the
  * acknowledgement cannot be (more than was sent). */
 static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack) {
@@ -277,8 +284,13 @@ static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack) {
     l->stalled_since = now;
     if (l->snd_una == l->snd_next) {
       ST(l->rto_at, 0);
+      l->recover = 0;
       atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
     } else {
+      if (l->recover && l->snd_una < l->recover) /* (recovering: the next goes again) */
+        resend(j, l, l->snd_una, now);
+      else
+        l->recover = 0;
       rto_arm(l, now + l->rto_ns);
     }
   }
@@ -361,15 +373,23 @@ int gexi_sock_lane_poll(int what) {
   return n;
 }
 
-/* Under j's tx_lock: everything in flight to j goes again. */
-static void resend_all(gex_Rank_t j, struct sock_lane *l, uint64_t now) {
-  for (uint64_t q = l->snd_una; q < l->snd_next; q++) {
-    struct sock_lane_slot *sl = &l->slot[q % SOCK_LANE_SLOTS];
-    sl->resent = 1;
-    sl->sent_at = now;
-    atomic_fetch_add_explicit(&S()->lane_resent, 1, memory_order_relaxed);
-    dg_send(j, l, (struct sock_dg *)(void *)sl->dg, 0);
-  }
+/* Under j's tx_lock: piece q goes again. */
+static void resend(gex_Rank_t j, struct sock_lane *l, uint64_t q, uint64_t now) {
+  struct sock_lane_slot *sl = &l->slot[q % SOCK_LANE_SLOTS];
+  sl->sent_at = now;
+  atomic_fetch_add_explicit(&S()->lane_resent, 1, memory_order_relaxed);
+  dg_send(j, l, (struct sock_dg *)(void *)sl->dg, 0);
+}
+
+/* Under j's tx_lock, its retransmission due: the oldest piece goes again
+ * and the rest follow as it is acknowledged (acked); the timeout doubles.
+ * No piece in flight gives a round-trip sample any more (Karn). */
+static void rto_fire(gex_Rank_t j, struct sock_lane *l, uint64_t now) {
+  for (uint64_t q = l->snd_una; q < l->snd_next; q++) l->slot[q % SOCK_LANE_SLOTS].resent = 1;
+  l->recover = l->snd_next;
+  resend(j, l, l->snd_una, now);
+  l->rto_ns = l->rto_ns * 2 > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS : l->rto_ns * 2;
+  rto_arm(l, now + l->rto_ns);
 }
 
 void gexi_sock_lane_tick(void) {
@@ -406,9 +426,7 @@ void gexi_sock_lane_tick(void) {
     if (LD(l->rto_at) && now >= LD(l->rto_at)) {
       gone = now - l->stalled_since > s->connect_budget_ns;
       if (!gone) {
-        resend_all(j, l, now);
-        l->rto_ns = l->rto_ns * 2 > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS : l->rto_ns * 2;
-        rto_arm(l, now + l->rto_ns);
+        rto_fire(j, l, now);
       }
     }
     gexi_sock_tx_unlock(p);
@@ -508,9 +526,7 @@ void gexi_sock_lane_exit(uint64_t deadline, int (*write_more)(gex_Rank_t j)) {
       struct sock_lane *l = s->lane[j];
       (void)write_more(j); /* (under its lock: nothing when its queue is empty) */
       if (!LD(l->rto_at) || now < LD(l->rto_at) || !gexi_sock_tx_trylock(&s->peers[j])) continue;
-      resend_all(j, l, now);
-      l->rto_ns = l->rto_ns * 2 > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS : l->rto_ns * 2;
-      rto_arm(l, now + l->rto_ns);
+      rto_fire(j, l, now);
       gexi_sock_tx_unlock(&s->peers[j]);
     }
     /* Until a datagram comes or the next timeout. */
