@@ -221,6 +221,7 @@ struct sock_lane {
   _Atomic uint64_t rcv_next; /* (read by senders, to carry it) */
   _Atomic uint64_t ack_sent;
   uint8_t owed_listed;
+  uint8_t ack_again; /* an acknowledgement is owed even if sent before (owe_ack) */
   /* The stream's offset where the lane ends (UINT64_MAX: it does not): a
    * frame longer than SOCK_LANE_BULK goes over a TCP connection, made for
    * it, and so does everything after it (sock_lane.c, "Bulk").  Under the

@@ -160,24 +160,33 @@ static uint64_t dg_mac(struct sock_dg *h) {
   return t;
 }
 
+/* What dg_send sends: a piece for the first time, an acknowledgement
+ * owed at the end of a poll (these two are what GEX_TEST_LANE_DROP
+ * loses), or anything else (a piece again, the answer to a BYE). */
+enum { DG_FIRST = 1, DG_OWED_ACK = 2, DG_OTHER = 0 };
+
 /* Send datagram dg (header and piece) to j, its ack and MAC brought up to
  * date; a datagram the kernel refuses is as one lost. */
-static void dg_send(gex_Rank_t j, struct sock_lane *l, struct sock_dg *h, int first) {
+static void dg_send(gex_Rank_t j, struct sock_lane *l, struct sock_dg *h, int kind) {
   struct gexi_sock *s = S();
   uint64_t ack = LD(l->rcv_next); /* (it only grows: a stale one is harmless) */
   h->ack = ack;
   h->mac = dg_mac(h);
-  /* GEX_TEST_LANE_DROP=N: every Nth piece is lost on its first sending. */
-  if (GEXI_UNLIKELY(gexi_ctx.env.test_lane_drop) && first &&
+  /* GEX_TEST_LANE_DROP=N: every Nth piece is lost on its first sending,
+   * and every Nth acknowledgement sent alone (counted together), as if
+   * the network lost them: sent as far as this rank can tell. */
+  if (GEXI_UNLIKELY(gexi_ctx.env.test_lane_drop) && kind != DG_OTHER &&
       atomic_fetch_add_explicit(&s->lane_sent, 1, memory_order_relaxed) % gexi_ctx.env.test_lane_drop ==
           gexi_ctx.env.test_lane_drop - 1) {
     atomic_fetch_add_explicit(&s->lane_dropped, 1, memory_order_relaxed);
-    return;
+  } else {
+    struct sockaddr_in to = s->peers[j].addr;
+    to.sin_port = s->uport[j];
+    /* A datagram the kernel refused carried no acknowledgement either. */
+    if (sendto(s->ufd, h, sizeof *h + h->len, MSG_DONTWAIT | MSG_NOSIGNAL,
+               (struct sockaddr *)&to, sizeof to) < 0)
+      return;
   }
-  struct sockaddr_in to = s->peers[j].addr;
-  to.sin_port = s->uport[j];
-  (void)sendto(s->ufd, h, sizeof *h + h->len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&to,
-               sizeof to);
   uint64_t prev = atomic_load_explicit(&l->ack_sent, memory_order_relaxed);
   while (prev < ack && !atomic_compare_exchange_weak_explicit(&l->ack_sent, &prev, ack,
                                                               memory_order_relaxed,
@@ -238,7 +247,7 @@ ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n) {
     l->snd_next++;
     l->inflight += piece;
     taken += piece;
-    dg_send(j, l, h, 1);
+    dg_send(j, l, h, DG_FIRST);
   }
   if (!taken) {
     errno = EAGAIN;
@@ -298,8 +307,11 @@ static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack) {
   return NULL;
 }
 
-static void owe_ack(gex_Rank_t j, struct sock_lane *l) {
+/* 'again': j sent a piece it already had acknowledged (its sender did not
+ * get the acknowledgement): one goes even if the same was sent before. */
+static void owe_ack(gex_Rank_t j, struct sock_lane *l, int again) {
   struct gexi_sock *s = S();
+  if (again) l->ack_again = 1;
   if (!l->owed_listed) {
     l->owed_listed = 1;
     s->lane_owed[s->nlane_owed++] = j;
@@ -351,18 +363,18 @@ int gexi_sock_lane_poll(int what) {
     }
     if (!h->seq) continue;
     if (h->seq != LD(l->rcv_next) || p->busy) { /* old (a replay, or resent), or not yet its turn */
-      owe_ack(j, l);
+      owe_ack(j, l, 1);
       continue;
     }
     ST(l->rcv_next, h->seq + 1);
-    owe_ack(j, l);
+    owe_ack(j, l, 0);
     s->lane_feeding = 1;
     int k = gexi_sock_rx_feed(j, (const char *)(h + 1), h->len, what);
     s->lane_feeding = 0;
     n += k > 0 ? k : 1;
     if (k >= 0 && p->bye) { /* nothing follows a BYE: it is acknowledged now, and j is gone */
       struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = j};
-      dg_send(j, l, &a, 0);
+      dg_send(j, l, &a, DG_OTHER);
       gexi_sock_tx_lock(p);
       atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
       gexi_sock_q_drop(p);
@@ -378,7 +390,7 @@ static void resend(gex_Rank_t j, struct sock_lane *l, uint64_t q, uint64_t now) 
   struct sock_lane_slot *sl = &l->slot[q % SOCK_LANE_SLOTS];
   sl->sent_at = now;
   atomic_fetch_add_explicit(&S()->lane_resent, 1, memory_order_relaxed);
-  dg_send(j, l, (struct sock_dg *)(void *)sl->dg, 0);
+  dg_send(j, l, (struct sock_dg *)(void *)sl->dg, DG_OTHER);
 }
 
 /* Under j's tx_lock, its retransmission due: the oldest piece goes again
@@ -399,9 +411,10 @@ void gexi_sock_lane_tick(void) {
     gex_Rank_t j = s->lane_owed[i];
     struct sock_lane *l = s->lane[j];
     l->owed_listed = 0;
-    if (LD(l->ack_sent) >= LD(l->rcv_next)) continue;
+    if (LD(l->ack_sent) >= LD(l->rcv_next) && !l->ack_again) continue;
+    l->ack_again = 0;
     struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = j};
-    dg_send(j, l, &a, 0);
+    dg_send(j, l, &a, DG_OWED_ACK);
   }
   s->nlane_owed = 0;
   if (!atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_relaxed)) return;
@@ -514,7 +527,7 @@ void gexi_sock_lane_exit(uint64_t deadline, int (*write_more)(gex_Rank_t j)) {
       if (h->seq && h->seq == LD(l->rcv_next)) ST(l->rcv_next, h->seq + 1);
       if (h->seq) {
         struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = h->from};
-        dg_send(h->from, l, &a, 0);
+        dg_send(h->from, l, &a, DG_OTHER);
       }
       continue;
     }
