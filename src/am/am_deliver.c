@@ -95,3 +95,8 @@ void gexi_am_deliver(const struct gexi_am_hdr *h, void *payload) {
   gexi_tls.handler_depth--;
   gexi_tls.cur_token = outer;
 }
+
+static const struct gexi_am_upcalls upcalls = {gexi_am_deliver, gexi_am_check_frame,
+                                               gexi_am_check_handler};
+
+void gexi_am_upcalls_register(void) { gexi_ctx.am_up = &upcalls; }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "am/am.h"
 #include "am/am_coalesce.h"
 #include "atomic/ad_am.h"
 #include "core/context.h"
@@ -164,6 +165,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   gexi_env_load(); /* a malformed variable ends the job here (core/env.h) */
   GEXI_CHECK_FLAGS("gex_Client_Init", flags, GEX_FLAG_USES_GASNET1 | GEX_FLAG_DEFER_THREADS);
 
+  gexi_am_upcalls_register(); /* before a transport can deliver anything */
   struct gexi_proc_info mine;
   memset(&mine, 0, sizeof mine);
   host_identity(mine.host, sizeof mine.host);

@@ -166,6 +166,7 @@ struct gexi_Client {
 };
 
 struct gexi_co_kind;
+struct gexi_am_upcalls; /* transport/am_wire.h */
 struct gexi_context {
   _Atomic int initialized;
   gexi_bootstrap_t *boot;
@@ -250,6 +251,8 @@ struct gexi_context {
   /* Shown to ThreadSanitizer as the order between an initiator and the
    * handlers of its AM-carried operations (core/complete.h, gexi_am_sync). */
   _Atomic uint64_t am_sync;
+  /* What the transports hand received AMs to (transport/am_wire.h). */
+  const struct gexi_am_upcalls *am_up;
 
   /* GEXI_WAIT_*: GEX_WAIT_MODE's, or gasnet_set_waitmode's since
    * (core/hooks.h); read by every waiting thread (core/progress.c). */

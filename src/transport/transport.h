@@ -1,13 +1,21 @@
-/* transport/transport.h -- the internal interface of off-node transports.
+/* transport/transport.h -- the internal interface of network transports.
+ *
+ * Two implement it: sock (transport/sock/: TCP connections, or datagrams
+ * of the UDP lane, with its own authentication; the default) and ofi
+ * (transport/ofi/: a libfabric provider).  transport/net_start.c picks one
+ * (GEX_NET_TRANSPORT) and starts it; it fills one gexi_net_ops and sets
+ * gexi_ctx.net, and the layers above reach it only through that table.
+ * What it needs from above arrives as function pointers: received AMs go
+ * up through gexi_ctx.am_up (transport/am_wire.h), operations complete
+ * through the counters of core/complete.h.
  *
  * On-node traffic never goes through this table: RMA is inline load/store
- * (gex/gex_inline.h) and AMs use transport/shm directly.  A network
- * transport (libfabric) fills one gexi_net_ops and sets gexi_ctx.net.
+ * (gex/gex_inline.h) and AMs use transport/shm directly.
  */
 #ifndef GEXI_TRANSPORT_H
 #define GEXI_TRANSPORT_H
 
-#include "am/am.h"
+#include "transport/am_wire.h"
 #include "sec/siphash.h"
 
 /* One transfer of get_exposed or put_exposed (below): nbytes between

@@ -42,7 +42,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
-#include "am/am.h"
+#include "transport/am_wire.h"
 #include "core/context.h"
 #include "sec/random.h"
 #include "sec/siphash.h"

@@ -602,11 +602,11 @@ void gexi_ofi_deliver(struct ofi_peer *p, gex_Rank_t src, struct ofi_wire *w, co
     if (!aligned)
       gexi_fatal("out of memory for a Medium payload of %zu bytes", (size_t)w->h.nbytes);
     memcpy(aligned, payload, w->h.nbytes);
-    gexi_am_deliver(&w->h, aligned);
+    gexi_up_deliver(&w->h, aligned);
     free(aligned);
     return;
   }
-  gexi_am_deliver(&w->h, payload);
+  gexi_up_deliver(&w->h, payload);
 }
 
 static int run_deferred(void) {

@@ -20,7 +20,7 @@ const char *gexi_ofi_check(const struct ofi_wire *w, size_t len) {
   if (GEXI_UNLIKELY(h->nargs > GEXI_AM_MAX_ARGS)) return "nargs";
   size_t hl = OFI_WIRE_HDR_LEN(h->nargs);
   if (GEXI_UNLIKELY(len < hl)) return "length (shorter than its arguments)";
-  const char *bad = gexi_am_check_frame(h);
+  const char *bad = gexi_up_check_frame(h);
   if (GEXI_UNLIKELY(bad)) return bad;
   if (GEXI_UNLIKELY(h->category == GEXI_AM_NOP)) return "category (NOP)";
   /* Which messages carry a payload: Medium, and Long up to OFI_LONG_PACK_MAX
@@ -31,5 +31,5 @@ const char *gexi_ofi_check(const struct ofi_wire *w, size_t len) {
   if (GEXI_UNLIKELY((w->type == OFI_WIRE_LONG_PACKED) != packed)) return "type (for this Long)";
   size_t body = (h->category == GEXI_AM_MEDIUM || packed) ? h->nbytes : 0;
   if (GEXI_UNLIKELY(len != OFI_ROUND8(hl + body))) return "nbytes (not the bytes received)";
-  return gexi_am_check_handler(h);
+  return gexi_up_check_handler(h);
 }

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "am/am.h"
+#include "transport/am_wire.h"
 #include "transport/shm/shm_amq.h"
 
 /* Request and reply queue depths (slots); powers of two. */

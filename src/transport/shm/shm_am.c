@@ -37,10 +37,10 @@ static int drain(struct gexi_amq *q) {
   struct gexi_amq_slot *s;
   while (count < (int)q->capacity && (s = gexi_amq_take(q, &pos))) {
     if (s->hdr.category != GEXI_AM_NOP) {
-      const char *bad = gexi_am_check_frame(&s->hdr);
+      const char *bad = gexi_up_check_frame(&s->hdr);
       if (GEXI_LIKELY(!bad) && GEXI_UNLIKELY(s->hdr.src >= gexi_ctx.size)) bad = "src";
       if (GEXI_LIKELY(!bad))
-        gexi_am_deliver(&s->hdr, s->payload);
+        gexi_up_deliver(&s->hdr, s->payload);
       else
         bad_slot(s, bad);
     }

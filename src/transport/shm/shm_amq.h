@@ -17,7 +17,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "am/am.h"
+#include "transport/am_wire.h"
 
 #define GEXI_AMQ_SLOT_HEADER 128
 struct gexi_amq_slot {

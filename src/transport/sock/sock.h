@@ -37,7 +37,7 @@
 #include <pthread.h>
 #include <sys/uio.h>
 
-#include "am/am.h"
+#include "transport/am_wire.h"
 #include "core/context.h"
 #include "sec/random.h"
 #include "sec/siphash.h"

@@ -277,7 +277,7 @@ void gexi_sock_am_recv(gex_Rank_t j, struct gexi_am_hdr *h, void *payload, int w
     s->def[s->ndef++] = (struct sock_deferred){j, copy};
     return;
   }
-  gexi_am_deliver(h, payload);
+  gexi_up_deliver(h, payload);
 }
 
 int gexi_sock_run_deferred(void) {
@@ -288,7 +288,7 @@ int gexi_sock_run_deferred(void) {
   s->ndef = s->defcap = 0;
   for (size_t i = 0; i < n; i++) {
     struct gexi_am_hdr *h = d[i].frame;
-    gexi_am_deliver(h, (char *)d[i].frame + sizeof *h);
+    gexi_up_deliver(h, (char *)d[i].frame + sizeof *h);
     free(d[i].frame);
   }
   free(d);
