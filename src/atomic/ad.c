@@ -8,43 +8,10 @@
 #include <string.h>
 
 #include "atomic/ad.h"
+#include "core/op_names.h"
 #include "transport/transport.h"
 
-/* ---- names ---------------------------------------------------------------- */
-static const char *const dt_names[] = {"GEX_DT_I32", "GEX_DT_U32", "GEX_DT_I64", "GEX_DT_U64",
-                                       "GEX_DT_FLT", "GEX_DT_DBL", "GEX_DT_USER"};
-_Static_assert(GEX_DT_I32 == 1u << 0 && GEX_DT_U32 == 1u << 1 && GEX_DT_I64 == 1u << 2 &&
-                   GEX_DT_U64 == 1u << 3 && GEX_DT_FLT == 1u << 4 && GEX_DT_DBL == 1u << 5 &&
-                   GEX_DT_USER == 1u << 6,
-               "dt_names is indexed by bit number");
-
-/* Indexed by bit number; NULL: no opcode has that bit. */
-static const char *const op_names[32] = {
-    [0] = "GEX_OP_AND",   [1] = "GEX_OP_OR",    [2] = "GEX_OP_XOR",   [3] = "GEX_OP_ADD",
-    [4] = "GEX_OP_SUB",   [5] = "GEX_OP_MULT",  [6] = "GEX_OP_MIN",   [7] = "GEX_OP_MAX",
-    [8] = "GEX_OP_INC",   [9] = "GEX_OP_DEC",   [10] = "GEX_OP_SET",  [11] = "GEX_OP_CAS",
-    [15] = "GEX_OP_FAND", [16] = "GEX_OP_FOR",  [17] = "GEX_OP_FXOR", [18] = "GEX_OP_FADD",
-    [19] = "GEX_OP_FSUB", [20] = "GEX_OP_FMULT", [21] = "GEX_OP_FMIN", [22] = "GEX_OP_FMAX",
-    [23] = "GEX_OP_FINC", [24] = "GEX_OP_FDEC", [25] = "GEX_OP_SWAP", [26] = "GEX_OP_FCAS",
-    [27] = "GEX_OP_GET",  [30] = "GEX_OP_USER", [31] = "GEX_OP_USER_NC"};
-_Static_assert(GEX_OP_AND == 1u << 0 && GEX_OP_ADD == 1u << 3 && GEX_OP_SET == 1u << 10 &&
-                   GEX_OP_CAS == 1u << 11 && GEX_OP_FAND == 1u << 15 &&
-                   GEX_OP_FADD == 1u << 18 && GEX_OP_SWAP == 1u << 25 &&
-                   GEX_OP_FCAS == 1u << 26 && GEX_OP_GET == 1u << 27 &&
-                   GEX_OP_USER == 1u << 30 && GEX_OP_USER_NC == 1u << 31,
-               "op_names is indexed by bit number");
-
 static int single_bit(uint32_t v) { return v && !(v & (v - 1)); }
-
-const char *gexi_ad_dt_name(gex_DT_t dt) {
-  if (!single_bit(dt) || dt > GEX_DT_USER) return NULL;
-  return dt_names[__builtin_ctz(dt)];
-}
-
-const char *gexi_ad_op_name(gex_OP_t op) {
-  if (!single_bit(op)) return NULL;
-  return op_names[__builtin_ctz(op)];
-}
 
 /* "GEX_OP_ADD|GEX_OP_FADD|0x1000" (unknown bits in hex). */
 static void ops_string(gex_OP_t ops, char *buf, size_t len) {
@@ -54,11 +21,12 @@ static void ops_string(gex_OP_t ops, char *buf, size_t len) {
   for (int b = 0; b < 32; b++) {
     uint32_t bit = 1u << b;
     if (!(ops & bit)) continue;
-    if (!op_names[b]) {
+    const char *name = gexi_op_name(bit);
+    if (!name) {
       unknown |= bit;
       continue;
     }
-    int w = snprintf(buf + n, len - n, "%s%s", n ? "|" : "", op_names[b]);
+    int w = snprintf(buf + n, len - n, "%s%s", n ? "|" : "", name);
     if (w < 0 || (size_t)w >= len - n) return;
     n += (size_t)w;
   }
@@ -69,7 +37,7 @@ static void ops_string(gex_OP_t ops, char *buf, size_t len) {
 /* ---- creation ---------------------------------------------------------------- */
 #if GEX_CHECKS
 static void dt_string(gex_DT_t dt, char *buf, size_t len) {
-  const char *s = gexi_ad_dt_name(dt);
+  const char *s = gexi_dt_name(dt);
   if (s)
     snprintf(buf, len, "%s", s);
   else
@@ -98,7 +66,7 @@ static void check_create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops,
   if (!(dt & GEXI_AD_INT_DTS) && (ops & GEXI_AD_BITWISE_OPS)) {
     ops_string(ops & GEXI_AD_BITWISE_OPS, b1, sizeof b1);
     gexi_fatal("%s: %s not valid for data type %s (bit-wise operations need an integer type)", fn,
-               b1, gexi_ad_dt_name(dt));
+               b1, gexi_dt_name(dt));
   }
   const gex_Flags_t favor =
       GEX_FLAG_AD_FAVOR_MY_RANK | GEX_FLAG_AD_FAVOR_MY_NBRHD | GEX_FLAG_AD_FAVOR_REMOTE;
@@ -175,9 +143,9 @@ static void select_impl(struct gexi_AD *ad) {
     ops_string(ad->ops, b, sizeof b);
     if (ad->impl_remote == GEXI_AD_IMPL_NET)
       fprintf(stderr, "libgex: atomic domain %s %s: provider-native atomics (%s) for every target\n",
-              gexi_ad_dt_name(ad->dt), b, gexi_ctx.net->atomic_provider());
+              gexi_dt_name(ad->dt), b, gexi_ctx.net->atomic_provider());
     else
-      fprintf(stderr, "libgex: atomic domain %s %s: %s path (%s)\n", gexi_ad_dt_name(ad->dt), b,
+      fprintf(stderr, "libgex: atomic domain %s %s: %s path (%s)\n", gexi_dt_name(ad->dt), b,
               ad->impl_local == GEXI_AD_IMPL_AM ? "AM" : all_local ? "CPU" : "CPU on-node, AM off-node",
               why);
   }
@@ -231,7 +199,7 @@ void gexi_ad_bad(const char *fn, gex_AD_t ad, gex_DT_t dt, size_t size, const vo
   if (ad == GEX_AD_INVALID) gexi_fatal("%s: invalid atomic domain (GEX_AD_INVALID)", fn);
   if (ad->dt != dt)
     gexi_fatal("%s: data type mismatch: the atomic domain was created for %s", fn,
-               gexi_ad_dt_name(ad->dt));
+               gexi_dt_name(ad->dt));
   if (!single_bit(op)) {
     ops_string(op, b1, sizeof b1);
     gexi_fatal("%s: opcode %s is not a single GEX_OP_* value", fn, b1);
@@ -251,8 +219,8 @@ void gexi_ad_bad(const char *fn, gex_AD_t ad, gex_DT_t dt, size_t size, const vo
     gexi_fatal("%s: flags 0x%x: 0x%x not valid for an atomic operation", fn, (unsigned)flags,
                (unsigned)bad);
   }
-  if (result_p == NULL && (op & GEXI_AD_FETCHING_OPS))
-    gexi_fatal("%s: result_p is NULL for the fetching operation %s", fn, gexi_ad_op_name(op));
+  if (result_p == NULL && (op & GEXI_FETCHING_OPS))
+    gexi_fatal("%s: result_p is NULL for the fetching operation %s", fn, gexi_op_name(op));
   if (rank >= ad->size)
     gexi_fatal("%s: rank %u out of range (team size %u)", fn, (unsigned)rank, (unsigned)ad->size);
   if ((uintptr_t)addr & (size - 1))

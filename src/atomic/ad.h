@@ -29,6 +29,7 @@
 #include <stdbool.h>
 
 #include "core/context.h"
+#include "core/op_names.h"
 
 enum gexi_ad_impl {
   GEXI_AD_IMPL_NONE = 0, /* no way to reach the target: fatal */
@@ -53,10 +54,6 @@ struct gexi_AD {
   void *cdata;
 };
 
-/* Opcodes that write *result_p. */
-#define GEXI_AD_FETCHING_OPS (GEXI_OP_FETCHING_FORMS | GEX_OP_GET)
-/* The bits of the fetching forms of the non-fetching opcodes (bits 15..26). */
-#define GEXI_OP_FETCHING_FORMS ((gex_OP_t)0xFFFu << GEXI_OP_FETCH_SHIFT)
 /* Every opcode valid for remote atomics, and the bit-wise subset. */
 #define GEXI_AD_ALL_OPS                                                                        \
   (GEX_OP_ADD | GEX_OP_MULT | GEX_OP_MIN | GEX_OP_MAX | GEX_OP_SUB | GEX_OP_INC | GEX_OP_DEC | \
@@ -83,7 +80,7 @@ static inline bool gexi_ad_ok(gex_AD_t ad, gex_DT_t dt, size_t size, const void 
   uintptr_t bad = (uintptr_t)(ad->dt ^ dt) | (uintptr_t) !(op & ad->ops) |
                   (uintptr_t)(op & (op - 1)) | ((uintptr_t)addr & (size - 1)) |
                   (uintptr_t)(flags & ~GEXI_AD_OP_FLAGS) | (uintptr_t)(rank >= ad->size) |
-                  (uintptr_t)((result_p == NULL) & ((op & GEXI_AD_FETCHING_OPS) != 0));
+                  (uintptr_t)((result_p == NULL) & ((op & GEXI_FETCHING_OPS) != 0));
   if (GEXI_UNLIKELY(bad)) return false;
   const gexi_Peer_t *p = ad->peers + rank;
   uintptr_t off = (uintptr_t)addr - p->seg_base;
@@ -130,8 +127,5 @@ gex_Event_t gexi_ad_am_op(int mode, gex_AD_t ad, gex_DT_t dt, void *result_p, ge
                           void *addr, gex_OP_t op, uint64_t operand1, uint64_t operand2,
                           gex_Flags_t flags);
 
-/* Names for messages: "GEX_DT_I32", "GEX_OP_FADD"; NULL if not one value. */
-const char *gexi_ad_dt_name(gex_DT_t dt);
-const char *gexi_ad_op_name(gex_OP_t op);
 
 #endif

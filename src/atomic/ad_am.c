@@ -91,7 +91,7 @@ gex_Event_t gexi_ad_am_op(int mode, gex_AD_t ad, gex_DT_t dt, void *result_p, ge
   if (mode == GEXI_MODE_NBI && gexi_co_now())
     return gexi_ad_co_op(ad->peers[rank].jobrank, cat, dt, result_p, addr, op, operand1,
                             operand2, flags);
-  void *res = (op & GEXI_AD_FETCHING_OPS) ? result_p : NULL;
+  void *res = (op & GEXI_FETCHING_OPS) ? result_p : NULL;
   struct gexi_Event *ev = NULL;
   _Atomic uint32_t *c = gexi_am_counter(mode, cat, &ev, 1);
   const gex_AM_Arg_t d = (gex_AM_Arg_t)((uint32_t)dt | ((flags & GEX_FLAG_AD_ACQ) ? ORD_ACQ : 0) |

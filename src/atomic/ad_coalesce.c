@@ -27,7 +27,7 @@ static uint32_t dt_size(gex_DT_t dt) {
 
 gex_Event_t gexi_ad_co_op(gex_Rank_t j, int cat, gex_DT_t dt, void *result_p, void *addr,
                           gex_OP_t op, uint64_t operand1, uint64_t operand2, gex_Flags_t flags) {
-  const uint64_t res = (op & GEXI_AD_FETCHING_OPS) ? (uintptr_t)result_p : 0;
+  const uint64_t res = (op & GEXI_FETCHING_OPS) ? (uintptr_t)result_p : 0;
   void *body = gexi_co_append(j, GEXI_CO_ATOMIC, cat, sizeof(struct rec), res != 0, flags);
   if (!body) return GEX_EVENT_NO_OP; /* IMMEDIATE refusal */
   const struct rec r = {(uintptr_t)addr, operand1, operand2, res, (uint32_t)op,
@@ -49,7 +49,7 @@ static const char *check(const void *body, uint32_t len, int cat, int *fetch) {
   if (!one_bit(dt) || !(dt & GEXI_AD_ALL_DTS)) return "bad data type";
   if (!one_bit(op) || !(op & GEXI_AD_ALL_OPS)) return "bad opcode";
   if ((op & GEXI_AD_BITWISE_OPS) && !(dt & GEXI_AD_INT_DTS)) return "bit-wise opcode on a float";
-  if (r.result && !(op & GEXI_AD_FETCHING_OPS)) return "result for a non-fetching opcode";
+  if (r.result && !(op & GEXI_FETCHING_OPS)) return "result for a non-fetching opcode";
   if (cat != gexi_ad_op_category(op)) return "wrong category for the opcode";
   const uint32_t size = dt_size(dt);
   if ((r.addr & (size - 1)) || !gexi_co_in_segment(r.addr, size))

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic/ad.h"
+#include "core/op_names.h"
 #include "transport/ofi/ofi.h"
 
 void *gexi_ofi_pool_get(int what);
@@ -59,7 +59,7 @@ static int nonfetch_ok(void) {
 
 /* The provider operation of one opcode (0 if the opcode has none). */
 static int map_op(gex_OP_t op, struct amap *m) {
-  const int fetch = (op & GEXI_AD_FETCHING_OPS) != 0;
+  const int fetch = (op & GEXI_FETCHING_OPS) != 0;
   gex_OP_t base = (op & GEXI_OP_FETCHING_FORMS) ? GEX_OP_TO_NONFETCHING(op) : op;
   if (op == GEX_OP_SWAP) base = GEX_OP_SET;
   m->kind = fetch ? K_FETCH : K_ATOMIC;
@@ -111,7 +111,7 @@ static size_t dt_size(gex_DT_t dt) {
 static int denied(gex_DT_t dt, gex_OP_t op) {
   const char *env = gexi_ctx.env.ofi_atomic_deny;
   if (!env) return 0;
-  const char *opn = gexi_ad_op_name(op), *dtn = gexi_ad_dt_name(dt);
+  const char *opn = gexi_op_name(op), *dtn = gexi_dt_name(dt);
   if (!opn || !dtn) return 0;
   opn += 7; /* "GEX_OP_" */
   dtn += 7; /* "GEX_DT_" */
@@ -214,7 +214,7 @@ static void put_word(void *p, gex_DT_t dt, uint64_t v) {
 static GEXI_NORETURN void atomic_failed(const char *fn, const char *call, gex_Rank_t j,
                                         gex_DT_t dt, gex_OP_t op, enum fi_op fop, ssize_t rc) {
   gexi_fatal("%s: %s (%s) failed on provider %s for %s %s (target jobrank %u): %s", fn, call,
-             fop_names[fop], gexi_ofi_provider(), gexi_ad_dt_name(dt), gexi_ad_op_name(op),
+             fop_names[fop], gexi_ofi_provider(), gexi_dt_name(dt), gexi_op_name(op),
              (unsigned)j, gexi_ofi_strerror(rc));
 }
 
@@ -225,7 +225,7 @@ gex_Event_t gexi_ofi_atomic(const char *fn, gex_Rank_t j, gex_DT_t dt, gex_OP_t 
    * buffer is free (which would mean waiting for completions). */
   struct gexi_ofi *o = gexi_ctx.ofi;
   struct amap m;
-  if (!map_op(op, &m)) gexi_fatal("%s: %s has no provider operation", fn, gexi_ad_op_name(op));
+  if (!map_op(op, &m)) gexi_fatal("%s: %s has no provider operation", fn, gexi_op_name(op));
   const size_t sz = dt_size(dt);
   const enum fi_datatype fdt = map_dt(dt);
 
@@ -250,7 +250,7 @@ gex_Event_t gexi_ofi_atomic(const char *fn, gex_Rank_t j, gex_DT_t dt, gex_OP_t 
   c->peer = j;
 
   void *res = buf + 2, *rdesc = pdesc;
-  if ((op & GEXI_AD_FETCHING_OPS) && result_p) {
+  if ((op & GEXI_FETCHING_OPS) && result_p) {
     struct fid_mr *tmp = NULL;
     res = result_p;
     rdesc = gexi_ofi_local_desc(result_p, sz, FI_READ, &tmp);
