@@ -4,7 +4,7 @@
  * through the peer's address delta, so the operation is complete when the
  * initiation returns (NB: GEX_EVENT_INVALID; NBI: nothing outstanding;
  * GEX_FLAG_ENABLE_LEAF_LC: local completion has happened too).  Off-node
- * targets go to vis_remote(), the single hook a network transport fills in.
+ * targets go to gexi_vis_remote() (vis/vis_remote.c), the AM/RMA path.
  * Peer completion (gex_VIS_SetPeerCompletionHandler): after an on-node Put
  * the armed handler is sent to the target as an AM Medium Reply.
  * See docs/vis.md.
@@ -17,64 +17,13 @@
 
 #include <gasnet_vis.h>
 
-#include "am/am.h"
-#include "atomic/ad_am.h"
 #include "core/context.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
-
-/* ---- operation descriptor ------------------------------------------------------ */
-/* A list of chunks: either a gex_Memvec_t array (vector) or an address array
- * with one common length (indexed). */
-typedef struct {
-  size_t count;
-  const gex_Memvec_t *vec; /* vector form, else NULL */
-  void *const *idx;        /* indexed form */
-  size_t len;              /* indexed chunk length */
-} vis_list_t;
-
-static inline void *li_addr(const vis_list_t *l, size_t i) {
-  return l->vec ? l->vec[i].gex_addr : l->idx[i];
-}
-static inline size_t li_len(const vis_list_t *l, size_t i) {
-  return l->vec ? l->vec[i].gex_len : l->len;
-}
-
-enum { VIS_VECTOR, VIS_INDEXED, VIS_STRIDED };
-
-/* One dimension of a normalised strided operation (vis_strided). */
-typedef struct {
-  size_t n;
-  ptrdiff_t ds, ss;
-} dim_t;
-
-/* Everything an initiation passed, for the AM/RMA path (vis_remote). */
-typedef struct {
-  int kind;   /* VIS_VECTOR, VIS_INDEXED, VIS_STRIDED */
-  int is_put; /* 1 Put (remote destination), 0 Get (remote source) */
-  vis_list_t dst, src; /* vector / indexed */
-  uintptr_t dstaddr, srcaddr; /* strided: corners */
-  const dim_t *dims;          /* strided: normalised dimensions (ndims may be 0) */
-  size_t ndims, elem;         /* strided: bytes per contiguous piece */
-} vis_op_t;
-
-static gex_Event_t vis_remote(const char *fn, gex_TM_t tm, gex_Rank_t rank, const vis_op_t *op,
-                              gex_Flags_t flags, int mode);
+#include "vis/vis.h"
 
 /* ---- settings -------------------------------------------------------------------- */
-/* GEX_VIS_FORCE_AM=1 (testing switch): every target, on-node ones too, goes
- * through the AM-packing path.  GEX_VIS_PACK_MAX=<bytes>: off-node chunks of
- * at most this many bytes are packed into AM Mediums, larger ones move by
- * RMA (0: never pack; default: the network transport's vis_pack_max(), 256
- * on RDMA hardware, 4096 where RMA is emulated in software).  Parsed by
- * gex_Client_Init (gexi_ctx.env); each thread caches the combination in
- * gexi_tls.am_nbi.vis_cfg: VIS_CFG_READ | VIS_CFG_FORCE? | pack max. */
-#define VIS_CFG_READ (1u << 31)
-#define VIS_CFG_FORCE (1u << 30)
-#define VIS_CFG_MAX ((1u << 30) - 1)
-#define VIS_PACK_MAX_DEFAULT 256
-
-__attribute__((noinline)) static uint32_t vis_cfg_read(void) {
+__attribute__((noinline)) uint32_t gexi_vis_cfg_read(void) {
   size_t dflt = gexi_ctx.net ? gexi_ctx.net->vis_pack_max() : VIS_PACK_MAX_DEFAULT;
   uint32_t c = VIS_CFG_READ | (uint32_t)(dflt < VIS_CFG_MAX ? dflt : VIS_CFG_MAX);
   if (gexi_ctx.env.vis_force_am) c |= VIS_CFG_FORCE;
@@ -82,14 +31,6 @@ __attribute__((noinline)) static uint32_t vis_cfg_read(void) {
     c = (c & ~VIS_CFG_MAX) | (uint32_t)gexi_ctx.env.vis_pack_max;
   gexi_tls.am_nbi.vis_cfg = c;
   return c;
-}
-static inline uint32_t vis_cfg(void) {
-  uint32_t c = gexi_tls.am_nbi.vis_cfg;
-  return GEXI_LIKELY(c) ? c : vis_cfg_read();
-}
-/* Whether an on-node peer is served by plain copies (not forced to AMs). */
-static inline int vis_direct(const gexi_Peer_t *p) {
-  return p->local && !(vis_cfg() & VIS_CFG_FORCE);
 }
 
 /* ---- peer completion -------------------------------------------------------------- */
@@ -101,11 +42,13 @@ static _Thread_local struct {
   size_t nbytes;
 } vis_pc;
 
+int gexi_vis_pc_armed(void) { return vis_pc.handler != 0; }
+
 /* The data of a Put to an on-node peer has landed: send the armed handler
  * to the peer as a 0-argument AM Medium Reply.  The slot is published with
  * a release store after the copies, so the handler observes the data. */
-static void peer_completion(const char *fn, gex_TM_t tm, gex_Rank_t rank, int is_put,
-                            gex_Flags_t flags) {
+void gexi_vis_peer_completion(const char *fn, gex_TM_t tm, gex_Rank_t rank, int is_put,
+                              gex_Flags_t flags) {
 #if GEX_CHECKS
   if (!is_put)
     gexi_fatal("%s: a peer completion handler is armed, but peer completion is supported for "
@@ -277,11 +220,11 @@ static gex_Event_t vis_lists(const char *fn, gex_TM_t tm, gex_Rank_t rank, int k
       copy_lists(d, p->delta, s, 0);
     else
       copy_lists(d, 0, s, p->delta);
-    if (GEXI_UNLIKELY(vis_pc.handler)) peer_completion(fn, tm, rank, is_put, flags);
+    if (GEXI_UNLIKELY(vis_pc.handler)) gexi_vis_peer_completion(fn, tm, rank, is_put, flags);
     return GEX_EVENT_INVALID;
   }
   vis_op_t op = {.kind = kind, .is_put = is_put, .dst = *d, .src = *s};
-  return vis_remote(fn, tm, rank, &op, flags, mode);
+  return gexi_vis_remote(fn, tm, rank, &op, flags, mode);
 }
 
 #define VLIST(c, l) (&(vis_list_t){(c), (l), NULL, 0})
@@ -456,7 +399,7 @@ static gex_Event_t vis_strided(const char *fn, gex_TM_t tm, gex_Rank_t rank, int
 #if GEX_CHECKS
       check_rank(fn, tm, rank);
 #endif
-      peer_completion(fn, tm, rank, is_put, flags);
+      gexi_vis_peer_completion(fn, tm, rank, is_put, flags);
     }
     return GEX_EVENT_INVALID;
   }
@@ -494,7 +437,7 @@ static gex_Event_t vis_strided(const char *fn, gex_TM_t tm, gex_Rank_t rank, int
      * consumed synchronously, as the specification promises the client) */
     vis_op_t op = {.kind = VIS_STRIDED, .is_put = is_put, .dstaddr = (uintptr_t)dstaddr,
                    .srcaddr = (uintptr_t)srcaddr, .dims = dims, .ndims = k, .elem = elem};
-    gex_Event_t ev = vis_remote(fn, tm, rank, &op, flags, mode);
+    gex_Event_t ev = gexi_vis_remote(fn, tm, rank, &op, flags, mode);
     if (dims != stack) free(dims);
     return ev;
   }
@@ -508,7 +451,7 @@ static gex_Event_t vis_strided(const char *fn, gex_TM_t tm, gex_Rank_t rank, int
   else
     strided_copy(d, s, elem, dims, k);
   if (dims != stack) free(dims);
-  if (GEXI_UNLIKELY(vis_pc.handler)) peer_completion(fn, tm, rank, is_put, flags);
+  if (GEXI_UNLIKELY(vis_pc.handler)) gexi_vis_peer_completion(fn, tm, rank, is_put, flags);
   return GEX_EVENT_INVALID;
 }
 
@@ -575,284 +518,4 @@ void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void *source
   vis_pc.handler = handler;
   vis_pc.src = nbytes ? source_addr : NULL;
   vis_pc.nbytes = handler ? nbytes : 0;
-}
-
-
-/* ---- the AM / RMA path ------------------------------------------------------------ */
-/* Used for a peer that is not on this node, and for every peer under
- * GEX_VIS_FORCE_AM=1.  The operation is cut into contiguous pieces (the
- * largest runs contiguous on both sides).  A piece of at most the pack
- * threshold (every piece, when forced) is packed with its neighbours into AM
- * Medium Requests of at most one Medium payload each:
- *
- *   Put request   { u64 remote address, u32 length, data } ...
- *                 the target's handler copies each record to its address,
- *                 then Replies PUT_ACK.
- *   Get request   { u64 remote address, u64 local address, u32 length } ...
- *                 the target's handler Replies GET_DATA with
- *                 { u64 local address, u32 length, data } ..., which the
- *                 initiator's reply handler copies to the local addresses.
- *
- * Both carry the address of a completion counter (2 arguments), decremented
- * by the initiator's reply handler after the data are in place.  Larger
- * pieces (off-node only) are one RMA each through gexi_RMA_Put_remote /
- * gexi_RMA_Get_remote.
- *
- * Completion, by form:
- *   NBI       packets count in this thread's NBI set (or the open access
- *             region's event: gexi_am_counter) and the RMAs are NBI RMAs,
- *             so gex_NBI_Wait / the region's event covers the operation.
- *   NB        one GEXI_EV_FLAG event: its counter covers the packets and its
- *             'sub' array holds the NB events of the RMAs.
- *   Blocking  the same event, waited for before returning.
- * An armed peer completion handler turns NB and NBI into the blocking form:
- * the handler must reach the target after the data did, and completion is
- * only known at the initiator (replies can arrive in any order, and no call
- * of the client is certain to come later to send it), so the call waits and
- * then sends the handler; it returns with the operation complete.
- *
- * Local completion: packets are copied at injection and the RMAs of a Put
- * use GEX_EVENT_NOW when GEX_FLAG_ENABLE_LEAF_LC asks for local completion
- * (else GEX_EVENT_DEFER), so the source buffers are reusable when an
- * initiation with that flag returns -- the leaf event is GEX_EVENT_INVALID.
- * GEX_FLAG_IMMEDIATE is accepted and ignored on this path (never refuses).
- *
- * Record fields are written and read with memcpy: records are packed with
- * no alignment. */
-#define PUT_REC 12 /* u64 address + u32 length */
-#define GET_REQ_REC 20
-#define GET_REP_REC 12
-
-typedef struct {
-  gex_TM_t tm;
-  gex_Rank_t rank;
-  int is_put, mode, cat;
-  gex_Event_t *lc;         /* lc_opt of the per-piece RMA Puts */
-  size_t pack_max, cap;    /* pack threshold; payload bytes of one packet */
-  unsigned char *buf;      /* the packet being filled (NULL until first needed) */
-  size_t used, rep_used;   /* its bytes; Get: the bytes of its reply */
-  struct gexi_Event *ev;   /* NB / blocking: the operation's event */
-  gex_Event_t *sub;        /* NB / blocking: RMA events (moved into ev) */
-  size_t nsub, subcap;
-} vis_send_t;
-
-static void vs_flush(vis_send_t *vs) {
-  if (!vs->used) return;
-  _Atomic uint32_t *c = gexi_am_counter(vs->mode, vs->cat, &vs->ev, 1);
-  /* The Medium payload is copied before the call returns: buf is reusable. */
-  gex_AM_RequestMedium2(vs->tm, vs->rank, vs->is_put ? GEXI_AMIDX_VIS_PUT : GEXI_AMIDX_VIS_GET,
-                        vs->buf, vs->used, GEX_EVENT_NOW, 0, GEXI_AM_PTRARGS(c));
-  vs->used = vs->rep_used = 0;
-}
-
-static void vs_pack(vis_send_t *vs, uintptr_t remote, uintptr_t local, size_t len) {
-  if (!vs->buf && !(vs->buf = malloc(vs->cap))) gexi_fatal("VIS: out of memory");
-  while (len) {
-    size_t room = vs->is_put ? vs->cap - vs->used : vs->cap - vs->rep_used;
-    int req_full = !vs->is_put && vs->cap - vs->used < GET_REQ_REC;
-    /* no room, or room for a fragment of under 64 bytes of a longer piece */
-    if (req_full || room <= PUT_REC || (room - PUT_REC < len && room - PUT_REC < 64)) {
-      if (!vs->used) gexi_fatal("VIS: AM Medium payload of %zu bytes is too small", vs->cap);
-      vs_flush(vs);
-      continue;
-    }
-    size_t n = room - PUT_REC < len ? room - PUT_REC : len;
-    uint64_t ra = remote, la = local;
-    uint32_t l32 = (uint32_t)n;
-    unsigned char *r = vs->buf + vs->used;
-    memcpy(r, &ra, 8);
-    if (vs->is_put) {
-      memcpy(r + 8, &l32, 4);
-      memcpy(r + PUT_REC, (const void *)local, n);
-      vs->used += PUT_REC + n;
-    } else {
-      memcpy(r + 8, &la, 8);
-      memcpy(r + 16, &l32, 4);
-      vs->used += GET_REQ_REC;
-      vs->rep_used += GET_REP_REC + n;
-    }
-    remote += n;
-    local += n;
-    len -= n;
-  }
-}
-
-static void vs_rma(vis_send_t *vs, uintptr_t remote, uintptr_t local, size_t len) {
-  const int m = vs->mode == GEXI_MODE_NBI ? GEXI_MODE_NBI : GEXI_MODE_NB;
-  gex_Event_t e =
-      vs->is_put ? gexi_RMA_Put_remote(vs->tm, vs->rank, (void *)remote, (const void *)local, len,
-                                       vs->lc, 0, m)
-                 : gexi_RMA_Get_remote(vs->tm, (void *)local, vs->rank, (void *)remote, len, 0, m);
-  if (m == GEXI_MODE_NBI || e == GEX_EVENT_INVALID) return;
-  if (vs->nsub == vs->subcap) {
-    vs->subcap = vs->subcap ? 2 * vs->subcap : 16;
-    vs->sub = realloc(vs->sub, vs->subcap * sizeof *vs->sub);
-    if (!vs->sub) gexi_fatal("VIS: out of memory");
-  }
-  vs->sub[vs->nsub++] = e;
-}
-
-/* One contiguous piece: 'dst' and 'src' as the client gave them. */
-static inline void vs_piece(vis_send_t *vs, uintptr_t dst, uintptr_t src, size_t len) {
-  if (!len) return;
-  const uintptr_t remote = vs->is_put ? dst : src, local = vs->is_put ? src : dst;
-  if (len <= vs->pack_max)
-    vs_pack(vs, remote, local, len);
-  else
-    vs_rma(vs, remote, local, len);
-}
-
-static void vs_lists(vis_send_t *vs, const vis_list_t *d, const vis_list_t *s) {
-  size_t di = 0, si = 0, doff = 0, soff = 0;
-  for (;;) {
-    while (di < d->count && doff == li_len(d, di)) di++, doff = 0;
-    while (si < s->count && soff == li_len(s, si)) si++, soff = 0;
-    if (di == d->count || si == s->count) return;
-    size_t dl = li_len(d, di) - doff, sl = li_len(s, si) - soff;
-    size_t n = dl < sl ? dl : sl;
-    vs_piece(vs, (uintptr_t)li_addr(d, di) + doff, (uintptr_t)li_addr(s, si) + soff, n);
-    doff += n;
-    soff += n;
-  }
-}
-
-static void vs_strided(vis_send_t *vs, uintptr_t d, uintptr_t s, size_t elem, const dim_t *dims,
-                       size_t k) {
-  if (k == 0) {
-    vs_piece(vs, d, s, elem);
-    return;
-  }
-  const dim_t *t = &dims[k - 1];
-  for (size_t i = 0; i < t->n; i++)
-    vs_strided(vs, d + (uintptr_t)((ptrdiff_t)i * t->ds), s + (uintptr_t)((ptrdiff_t)i * t->ss),
-               elem, dims, k - 1);
-}
-
-static gex_Event_t vis_remote(const char *fn, gex_TM_t tm, gex_Rank_t rank, const vis_op_t *op,
-                              gex_Flags_t flags, int mode) {
-  const gexi_Peer_t *p = GEXI_TM_PEERS(tm) + rank;
-  const uint32_t cfg = vis_cfg();
-  /* (a neighbour whose segment is client memory, not mapped here, is
-   * reached too: pieces by AM, or by RMA through the kernel) */
-  if (!p->local && !gexi_ctx.net && gexi_ctx.local_index[p->jobrank] == GEX_RANK_INVALID)
-    gexi_fatal("%s: rank %u is not reachable (no network transport)", fn,
-               (unsigned)gexi_tm_jobrank(tm, rank));
-  const int pc = vis_pc.handler != 0;
-  vis_send_t vs = {.tm = tm, .rank = rank, .is_put = op->is_put,
-                   .mode = pc ? GEXI_MODE_BLOCKING : mode,
-                   .cat = op->is_put ? GEXI_AM_NBI_PUT : GEXI_AM_NBI_GET,
-                   .lc = (flags & GEX_FLAG_ENABLE_LEAF_LC) ? GEX_EVENT_NOW : GEX_EVENT_DEFER};
-  size_t req = gex_AM_LUBRequestMedium(), rep = gex_AM_LUBReplyMedium();
-  vs.cap = req < rep ? req : rep;
-  if (vs.cap > UINT32_MAX) vs.cap = UINT32_MAX;
-  /* forced (or on-node, which is only reached when forced): pack every piece */
-  vs.pack_max = (cfg & VIS_CFG_FORCE) || p->local ? SIZE_MAX : (size_t)(cfg & VIS_CFG_MAX);
-  if (op->kind == VIS_STRIDED)
-    vs_strided(&vs, op->dstaddr, op->srcaddr, op->elem, op->dims, op->ndims);
-  else
-    vs_lists(&vs, &op->dst, &op->src);
-  vs_flush(&vs);
-  free(vs.buf);
-  if (vs.nsub) {
-    if (!vs.ev) vs.ev = gexi_ev_flag_new(0);
-    vs.ev->flag.sub = vs.sub; /* the event owns the array from here */
-    vs.ev->flag.nsub = vs.nsub;
-  } else {
-    free(vs.sub);
-  }
-  if (vs.mode == GEXI_MODE_NB) return vs.ev ? vs.ev : GEX_EVENT_INVALID;
-  if (vs.mode == GEXI_MODE_BLOCKING && vs.ev) gex_Event_Wait(vs.ev);
-  if (pc) peer_completion(fn, tm, rank, op->is_put, flags);
-  return GEX_EVENT_INVALID;
-}
-
-/* ---- handlers ---------------------------------------------------------------------- */
-/* Every handler acquires gexi_am_sync() first (core/complete.h): a packed
- * Put's writes and a later Get's reads of the same bytes may run in
- * different threads of the target, ordered by the client through the
- * initiator's process; target-side handlers also release it when done. */
-
-/* Target: scatter a packed Put into this process's memory, then acknowledge. */
-static void vis_put_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t c0,
-                            gex_AM_Arg_t c1) {
-  const unsigned char *r = buf, *end = r + nbytes;
-  gexi_am_sync_acquire();
-  while (r < end) {
-    uint64_t a;
-    uint32_t n;
-    memcpy(&a, r, 8);
-    memcpy(&n, r + 8, 4);
-    memcpy((void *)(uintptr_t)a, r + PUT_REC, n);
-    r += PUT_REC + n;
-  }
-  gexi_am_sync_release();
-  gex_AM_ReplyShort2(t, GEXI_AMIDX_VIS_PUT_ACK, 0, c0, c1);
-}
-
-/* Initiator: a packed Put landed. */
-static void vis_put_ack(gex_Token_t t, gex_AM_Arg_t c0, gex_AM_Arg_t c1) {
-  (void)t;
-  gexi_am_sync_acquire();
-  gexi_am_counter_done(gexi_am_ptr(c0, c1), 1); /* last touch of the operation */
-}
-
-/* Target: gather the requested pieces into one Medium Reply. */
-static void vis_get_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t c0,
-                            gex_AM_Arg_t c1) {
-  const unsigned char *r = buf, *end = r + nbytes;
-  size_t need = 0;
-  for (const unsigned char *q = r; q < end; q += GET_REQ_REC) {
-    uint32_t n;
-    memcpy(&n, q + 16, 4);
-    need += GET_REP_REC + n;
-  }
-  unsigned char *out = malloc(need ? need : 1);
-  if (!out) gexi_fatal("VIS: out of memory for a Get reply of %zu bytes", need);
-  unsigned char *o = out;
-  gexi_am_sync_acquire();
-  for (; r < end; r += GET_REQ_REC) {
-    uint64_t a;
-    uint32_t n;
-    memcpy(&a, r, 8);
-    memcpy(&n, r + 16, 4);
-    memcpy(o, r + 8, 8); /* the initiator's address, echoed */
-    memcpy(o + 8, &n, 4);
-    memcpy(o + GET_REP_REC, (const void *)(uintptr_t)a, n);
-    o += GET_REP_REC + n;
-  }
-  gexi_am_sync_release();
-  gex_AM_ReplyMedium2(t, GEXI_AMIDX_VIS_GET_DATA, out, need, GEX_EVENT_NOW, 0, c0, c1);
-  free(out);
-}
-
-/* Initiator: copy gathered pieces to their local addresses. */
-static void vis_get_data(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t c0,
-                         gex_AM_Arg_t c1) {
-  (void)t;
-  const unsigned char *r = buf, *end = r + nbytes;
-  gexi_am_sync_acquire();
-  while (r < end) {
-    uint64_t a;
-    uint32_t n;
-    memcpy(&a, r, 8);
-    memcpy(&n, r + 8, 4);
-    memcpy((void *)(uintptr_t)a, r + GET_REP_REC, n);
-    r += GET_REP_REC + n;
-  }
-  gexi_am_counter_done(gexi_am_ptr(c0, c1), 1); /* after the data: publishes them */
-}
-
-size_t gexi_vis_am_entries(gex_AM_Entry_t *e) {
-  const gex_Flags_t mreq = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST,
-                    mrep = GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY,
-                    srep = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY;
-  e[0] = (gex_AM_Entry_t){GEXI_AMIDX_VIS_PUT, (gex_AM_Fn_t)vis_put_handler, mreq, 2, NULL,
-                          "gexi_vis_put"};
-  e[1] = (gex_AM_Entry_t){GEXI_AMIDX_VIS_PUT_ACK, (gex_AM_Fn_t)vis_put_ack, srep, 2, NULL,
-                          "gexi_vis_put_ack"};
-  e[2] = (gex_AM_Entry_t){GEXI_AMIDX_VIS_GET, (gex_AM_Fn_t)vis_get_handler, mreq, 2, NULL,
-                          "gexi_vis_get"};
-  e[3] = (gex_AM_Entry_t){GEXI_AMIDX_VIS_GET_DATA, (gex_AM_Fn_t)vis_get_data, mrep, 2, NULL,
-                          "gexi_vis_get_data"};
-  return 4;
 }
