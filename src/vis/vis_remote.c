@@ -207,11 +207,12 @@ gex_Event_t gexi_vis_remote(const char *fn, gex_TM_t tm, gex_Rank_t rank, const 
  * different threads of the target, ordered by the client through the
  * initiator's process; target-side handlers also release it when done. */
 
-/* Target: scatter a packed Put into this process's memory, then acknowledge. */
-static void vis_put_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t c0,
-                            gex_AM_Arg_t c1) {
+/* Copy each record { u64 address, u32 length, data } of buf to its address
+ * (a packed Put at the target, a Get's reply at the initiator: both
+ * records are PUT_REC == GET_REP_REC bytes before the data). */
+_Static_assert(PUT_REC == GET_REP_REC, "one record layout for both scatters");
+static void scatter(const void *buf, size_t nbytes) {
   const unsigned char *r = buf, *end = r + nbytes;
-  gexi_am_sync_acquire();
   while (r < end) {
     uint64_t a;
     uint32_t n;
@@ -220,6 +221,13 @@ static void vis_put_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_
     memcpy((void *)(uintptr_t)a, r + PUT_REC, n);
     r += PUT_REC + n;
   }
+}
+
+/* Target: scatter a packed Put into this process's memory, then acknowledge. */
+static void vis_put_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t c0,
+                            gex_AM_Arg_t c1) {
+  gexi_am_sync_acquire();
+  scatter(buf, nbytes);
   gexi_am_sync_release();
   gex_AM_ReplyShort2(t, GEXI_AMIDX_VIS_PUT_ACK, 0, c0, c1);
 }
@@ -264,16 +272,8 @@ static void vis_get_handler(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_
 static void vis_get_data(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t c0,
                          gex_AM_Arg_t c1) {
   (void)t;
-  const unsigned char *r = buf, *end = r + nbytes;
   gexi_am_sync_acquire();
-  while (r < end) {
-    uint64_t a;
-    uint32_t n;
-    memcpy(&a, r, 8);
-    memcpy(&n, r + 8, 4);
-    memcpy((void *)(uintptr_t)a, r + GET_REP_REC, n);
-    r += GET_REP_REC + n;
-  }
+  scatter(buf, nbytes);
   gexi_am_counter_done(gexi_am_ptr(c0, c1), 1); /* after the data: publishes them */
 }
 

@@ -156,16 +156,20 @@ static struct sock_seg *q_new_piece(struct sock_peer *p, size_t cap) {
   return g;
 }
 
-/* Under p's tx_lock, its queue about to hold bytes to write: counted in
- * nqueued and listed for the polls' flush (sock.h, qlist). */
-static void q_count(struct gexi_sock *s, struct sock_peer *p) {
-  atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+/* j on the list of queues the polls write (sock.h, qlist), once.  Under
+ * p's tx_lock, its queue about to hold bytes to write: q_count counts it in
+ * nqueued and lists it. */
+static void list_queue(struct gexi_sock *s, gex_Rank_t j) {
   pthread_mutex_lock(&s->qlist_lock);
-  if (!p->qlisted) {
-    p->qlisted = 1;
-    s->qlist[s->nqlist++] = (gex_Rank_t)(p - s->peers);
+  if (!s->peers[j].qlisted) {
+    s->peers[j].qlisted = 1;
+    s->qlist[s->nqlist++] = j;
   }
   pthread_mutex_unlock(&s->qlist_lock);
+}
+static void q_count(struct gexi_sock *s, struct sock_peer *p) {
+  atomic_fetch_add_explicit(&s->nqueued, 1, memory_order_relaxed);
+  list_queue(s, (gex_Rank_t)(p - s->peers));
 }
 
 static inline void lock_settled(struct sock_peer *p) {
@@ -322,23 +326,13 @@ static int q_write(struct sock_peer *p) {
   return err;
 }
 
-/* Put j back on the list of queues to write (it may still hold bytes). */
-static void relist(struct gexi_sock *s, gex_Rank_t j) {
-  pthread_mutex_lock(&s->qlist_lock);
-  if (!s->peers[j].qlisted) {
-    s->peers[j].qlisted = 1;
-    s->qlist[s->nqlist++] = j;
-  }
-  pthread_mutex_unlock(&s->qlist_lock);
-}
-
 /* Write what the kernel takes of j's queue; whether it took anything.
  * 'listed': j came off the list, to go back on it if bytes remain. */
 static int flush_peer_from(gex_Rank_t j, int listed) {
   struct gexi_sock *s = S();
   struct sock_peer *p = &s->peers[j];
   if (!gexi_sock_tx_trylock(p)) { /* its holder writes */
-    if (listed) relist(s, j);
+    if (listed) list_queue(s, j); /* back on the list */
     return 0;
   }
   q_settle(p);
@@ -349,7 +343,7 @@ static int flush_peer_from(gex_Rank_t j, int listed) {
     if (!p->qn) atomic_fetch_sub_explicit(&s->nqueued, 1, memory_order_relaxed);
   }
   /* Still counted (not written, or not up yet): listed again. */
-  if (listed && p->qn && (!p->early || p->early == SOCK_EARLY_WRITING)) relist(s, j);
+  if (listed && p->qn && (!p->early || p->early == SOCK_EARLY_WRITING)) list_queue(s, j);
   int moved = atomic_load_explicit(&p->tx_written, memory_order_relaxed) != before;
   gexi_sock_tx_unlock(p);
   if (err) gexi_sock_peer_gone(j, 0, strerror(err));
