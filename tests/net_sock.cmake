@@ -211,6 +211,17 @@ foreach(t t_rma t_rma_val t_am_medium t_am_long t_barrier t_nbi t_coll t_atomic 
 endforeach()
 gex_add_net_run(sockudp t_alltoall 16 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=1 GEX_TEST_ROUNDS=3 ${_sock})
 gex_add_net_run(sockudp t_leave_after_wait 8 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=1 ${_sock})
+# A rank computing outside the library for longer than the network's
+# patience, while its peers send to it and wait (t_compute_outside.c): the
+# lane's keeper thread acknowledges for it, as the kernel does over TCP.
+foreach(u 0 1)
+  set(_tag sock)
+  if(u)
+    set(_tag sockudp)
+  endif()
+  gex_add_net_run(${_tag} t_compute_outside 4 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=${u}
+                  GEX_SOCK_CONNECT_TIMEOUT=2 GEX_TEST_COMPUTE_S=4 ${_sock})
+endforeach()
 # t_rma and t_am_long move 1 MiB between every pair: each pair's lane ends
 # and the stream goes on over TCP (sock_lane.c, "Bulk"), while pieces drop.
 foreach(t t_rma_val t_am_medium t_coll t_rma t_am_long)

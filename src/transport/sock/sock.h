@@ -228,7 +228,23 @@ struct sock_lane {
    * peer's tx_lock; want_tcp: the connection is to be started by a poll. */
   uint64_t cut;
   _Atomic uint8_t want_tcp;
+  /* Its pieces in the stash, not handled yet (under poll_lock): until
+   * they are, its next pieces wait (sock_lane.c, "The keeper"). */
+  unsigned stashed;
 };
+/* A piece the keeper took and acknowledged while no thread polled: the
+ * datagram (header and piece) follows, as it arrived. */
+struct sock_stash {
+  struct sock_stash *next;
+  size_t len;
+};
+/* The stash holds at most this many bytes: beyond, the keeper only says
+ * that this rank lives (an acknowledgement of what it has). */
+#define SOCK_LANE_STASH_MAX ((size_t)8 << 20)
+/* The keeper looks at the lane this often while nothing needs it, and
+ * down to this often while it finds work (sock_keeper.c). */
+#define SOCK_KEEPER_MAX_MS 100
+#define SOCK_KEEPER_MIN_MS 10
 /* Frames longer than this go over TCP (they and all after them). */
 #define SOCK_LANE_BULK ((size_t)8 << 10)
 
@@ -411,6 +427,19 @@ struct gexi_sock {
   /* Pieces sent, sent again, and dropped by GEX_TEST_LANE_DROP; lanes
    * cut for bulk. */
   _Atomic uint64_t lane_sent, lane_resent, lane_dropped, lane_cuts;
+  /* Lanes with pieces in flight (their retransmissions are the keeper's
+   * while no thread polls: a wait does not wait for acknowledgements). */
+  _Atomic unsigned lane_busy;
+  /* Pieces the keeper took, in arrival order, handled first by the next
+   * poll (under poll_lock). */
+  struct sock_stash *stash, **stash_end;
+  size_t stash_bytes;
+  /* The keeper thread (sock_keeper.c): on, stopping, and what it sleeps on. */
+  pthread_t keeper;
+  _Atomic int keeper_on;
+  int keeper_stop; /* (under keeper_mu) */
+  pthread_mutex_t keeper_mu;
+  pthread_cond_t keeper_cv;
   struct gexi_net_ops ops;
 };
 
@@ -657,6 +686,15 @@ int gexi_sock_lane_poll(int what);
 /* Under poll_lock, at the end of a poll: acknowledgements owed and not
  * carried by a datagram since, and retransmission of what timed out. */
 void gexi_sock_lane_tick(void);
+/* Under poll_lock, from the keeper while no thread polls: what arrived
+ * is taken (pieces into the stash, acknowledged), acknowledgements owed
+ * are sent, due retransmissions go.  How many datagrams it took. */
+int gexi_sock_lane_service(void);
+/* ---- sock_keeper.c ---- */
+/* The keeper thread starts (after the lanes are set up) and stops (at
+ * exit, before the lanes are drained; waiting for it at most wait_ms). */
+void gexi_sock_keeper_start(void);
+void gexi_sock_keeper_stop(int wait_ms);
 /* Milliseconds until the lane's next timeout (-1: none), at most 'ms'. */
 int gexi_sock_lane_timeout(int ms);
 /* j's stream ended (BYE, a bad frame, or it is gone): what is in flight

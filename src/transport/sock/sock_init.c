@@ -245,6 +245,7 @@ void gexi_sock_start(int one_host) {
   gexi_sock_am_setup();
   s->ops = sock_ops;
   gexi_ctx.net = &s->ops;
+  if (s->ufd >= 0) gexi_sock_keeper_start();
   if (gexi_ctx.env.net_verbose && gexi_ctx.rank == 0)
     fprintf(stderr, "libgex: network transport sock (%s), rank 0 listens on %s:%u, AM credit %lld "
                     "bytes per peer\n",

@@ -31,9 +31,17 @@
  *     while pieces are in flight is reported unreachable (the launcher's
  *     verdict decides, as for a connection that breaks).
  *
- * Pieces in flight count in gexi_ctx.net_unsent (one per peer): a blocking
- * wait that completes settles them, so a rank may leave the library after
- * a wait without holding a piece its peers still need.
+ * The keeper: what the kernel does for a TCP connection while its
+ * process is busy elsewhere, a thread of the process does for the lane
+ * (sock_keeper.c).  When no thread has polled for a while, it takes what
+ * arrived: acknowledgements, and pieces, which it acknowledges and keeps
+ * in order in the stash, where the next poll handles them first; it
+ * sends the acknowledgements owed and retransmits what timed out.  So a
+ * rank may compute for as long as it likes after a wait: its peers'
+ * pieces are acknowledged and its own are sent again if lost, and a wait
+ * that completes does not wait for acknowledgements.  Any datagram of a
+ * peer's with a valid MAC shows that it lives; only a peer silent for
+ * GEX_SOCK_CONNECT_TIMEOUT while pieces wait for it is reported.
  *
  * Strangers: a datagram is used only if it has the lane's size and magic,
  * names this rank and a rank of the job that has a lane, comes from that
@@ -242,7 +250,7 @@ ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n) {
     if (l->snd_una == l->snd_next) { /* the first in flight */
       rto_arm(l, now + l->rto_ns);
       l->stalled_since = now;
-      atomic_fetch_add_explicit(&gexi_ctx.net_unsent, 1, memory_order_relaxed);
+      atomic_fetch_add_explicit(&S()->lane_busy, 1, memory_order_relaxed);
     }
     l->snd_next++;
     l->inflight += piece;
@@ -257,6 +265,7 @@ ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n) {
 }
 
 static void resend(gex_Rank_t j, struct sock_lane *l, uint64_t q, uint64_t now);
+static void tick(int verdicts);
 
 /* Under poll_lock: j acknowledged every piece below 'ack'.  0, or why the
  * acknowledgement cannot be (more than was sent). */
@@ -267,6 +276,8 @@ static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack) {
     gexi_sock_tx_unlock(p);
     return "acknowledges what was never sent";
   }
+  if (ack <= l->snd_una && l->snd_una != l->snd_next)
+    l->stalled_since = gexi_sock_now(); /* (nothing new, but j lives: the keeper's stash is full) */
   if (ack > l->snd_una) {
     uint64_t now = gexi_sock_now();
     for (; l->snd_una < ack; l->snd_una++) {
@@ -294,7 +305,7 @@ static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack) {
     if (l->snd_una == l->snd_next) {
       ST(l->rto_at, 0);
       l->recover = 0;
-      atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
+      atomic_fetch_sub_explicit(&S()->lane_busy, 1, memory_order_release);
     } else {
       if (l->recover && l->snd_una < l->recover) /* (recovering: the next goes again) */
         resend(j, l, l->snd_una, now);
@@ -334,12 +345,55 @@ static const char *dg_check(const struct sock_dg *h, size_t got, const struct so
   return NULL;
 }
 
+/* Piece h (its seq the next of j's, acknowledged or owed) is handled:
+ * its frames go to the handlers.  How many frames ran (at least 1). */
+static int take(gex_Rank_t j, struct sock_lane *l, const struct sock_dg *h, int what) {
+  struct gexi_sock *s = S();
+  struct sock_peer *p = &s->peers[j];
+  s->lane_feeding = 1;
+  int k = gexi_sock_rx_feed(j, (const char *)(h + 1), h->len, what);
+  s->lane_feeding = 0;
+  if (k >= 0 && p->bye) { /* nothing follows a BYE: it is acknowledged now, and j is gone */
+    struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = j};
+    dg_send(j, l, &a, DG_OTHER);
+    gexi_sock_tx_lock(p);
+    atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
+    gexi_sock_q_drop(p);
+    gexi_sock_tx_unlock(p);
+    gexi_sock_lane_drop(j);
+  }
+  return k > 0 ? k : 1;
+}
+
+/* The stash's pieces, in order, until one's peer is busy (its frame is
+ * being handled: the rest wait for a later poll). */
+static int stash_feed(int what) {
+  struct gexi_sock *s = S();
+  int n = 0;
+  struct sock_stash *e;
+  while ((e = s->stash) != NULL) {
+    const struct sock_dg *h = (const struct sock_dg *)(const void *)(e + 1);
+    gex_Rank_t j = h->from;
+    struct sock_peer *p = &s->peers[j];
+    if (p->busy) break;
+    s->stash = e->next;
+    if (!s->stash) s->stash_end = &s->stash;
+    s->stash_bytes -= e->len;
+    struct sock_lane *l = s->lane[j];
+    l->stashed--;
+    if (atomic_load_explicit(&p->state, memory_order_acquire) == SOCK_UP) n += take(j, l, h, what);
+    free(e);
+  }
+  return n;
+}
+
 int gexi_sock_lane_poll(int what) {
   struct gexi_sock *s = S();
   int n = 0;
   /* A poll nested in a handler that a piece's frame runs reads nothing:
    * the piece is still being fed from the receive buffer. */
   if (s->lane_feeding) return 0;
+  if (GEXI_UNLIKELY(s->stash != NULL)) n += stash_feed(what);
   for (int b = 0; b < SOCK_LANE_BURST; b++) {
     struct sockaddr_in src;
     socklen_t sl = sizeof src;
@@ -362,26 +416,66 @@ int gexi_sock_lane_poll(int what) {
       continue;
     }
     if (!h->seq) continue;
-    if (h->seq != LD(l->rcv_next) || p->busy) { /* old (a replay, or resent), or not yet its turn */
+    /* Old (a replay, or resent), or not yet its turn (its peer is busy,
+     * or pieces of it wait in the stash): it comes again. */
+    if (h->seq != LD(l->rcv_next) || p->busy || l->stashed) {
       owe_ack(j, l, 1);
       continue;
     }
     ST(l->rcv_next, h->seq + 1);
     owe_ack(j, l, 0);
-    s->lane_feeding = 1;
-    int k = gexi_sock_rx_feed(j, (const char *)(h + 1), h->len, what);
-    s->lane_feeding = 0;
-    n += k > 0 ? k : 1;
-    if (k >= 0 && p->bye) { /* nothing follows a BYE: it is acknowledged now, and j is gone */
-      struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = j};
-      dg_send(j, l, &a, DG_OTHER);
-      gexi_sock_tx_lock(p);
-      atomic_store_explicit(&p->state, SOCK_CLOSED, memory_order_release);
-      gexi_sock_q_drop(p);
-      gexi_sock_tx_unlock(p);
-      gexi_sock_lane_drop(j);
-    }
+    n += take(j, l, h, what);
   }
+  return n;
+}
+
+int gexi_sock_lane_service(void) {
+  struct gexi_sock *s = S();
+  int n = 0;
+  /* (bounded, so that a flood does not keep the lock from the program) */
+  for (int b = 0; b < 4 * SOCK_LANE_BURST; b++) {
+    struct sockaddr_in src;
+    socklen_t sl = sizeof src;
+    ssize_t r = recvfrom(s->ufd, s->lane_rx, sizeof(struct sock_dg) + 65536, MSG_DONTWAIT,
+                         (struct sockaddr *)&src, &sl);
+    if (r < 0) break;
+    n++;
+    struct sock_dg *h = (struct sock_dg *)(void *)s->lane_rx;
+    const char *bad = dg_check(h, (size_t)r, &src);
+    if (bad) {
+      gexi_sock_refuse("dropped a datagram from %s:%u (%s)", inet_ntoa(src.sin_addr),
+                       (unsigned)ntohs(src.sin_port), bad);
+      continue;
+    }
+    gex_Rank_t j = h->from;
+    if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) != SOCK_UP) continue;
+    struct sock_lane *l = lane_of(j);
+    if (h->ack && (bad = acked(j, l, h->ack))) {
+      gexi_sock_refuse("dropped a datagram of rank %u (%s)", (unsigned)j, bad);
+      continue;
+    }
+    if (!h->seq) continue;
+    if (h->seq != LD(l->rcv_next) || s->stash_bytes + (size_t)r > SOCK_LANE_STASH_MAX) {
+      owe_ack(j, l, 1); /* (an old one; or no room: it comes again) */
+      continue;
+    }
+    struct sock_stash *e = malloc(sizeof *e + (size_t)r);
+    if (!e) {
+      owe_ack(j, l, 1);
+      continue;
+    }
+    e->next = NULL;
+    e->len = (size_t)r;
+    memcpy(e + 1, h, (size_t)r);
+    if (!s->stash) s->stash_end = &s->stash;
+    *s->stash_end = e;
+    s->stash_end = &e->next;
+    s->stash_bytes += (size_t)r;
+    l->stashed++;
+    ST(l->rcv_next, h->seq + 1);
+    owe_ack(j, l, 0);
+  }
+  tick(0);
   return n;
 }
 
@@ -404,7 +498,9 @@ static void rto_fire(gex_Rank_t j, struct sock_lane *l, uint64_t now) {
   rto_arm(l, now + l->rto_ns);
 }
 
-void gexi_sock_lane_tick(void) {
+/* 'verdicts': a peer silent too long may be reported (not by the keeper:
+ * the program's own waits decide that). */
+static void tick(int verdicts) {
   struct gexi_sock *s = S();
   /* Acknowledgements no datagram has carried since the pieces came. */
   for (unsigned i = 0; i < s->nlane_owed; i++) {
@@ -417,7 +513,7 @@ void gexi_sock_lane_tick(void) {
     dg_send(j, l, &a, DG_OWED_ACK);
   }
   s->nlane_owed = 0;
-  if (!atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_relaxed)) return;
+  if (!atomic_load_explicit(&s->lane_busy, memory_order_relaxed)) return;
   /* Timeouts: the lanes are looked at once the earliest may be due; the
    * scan sets the earliest of those still armed. */
   uint64_t now = gexi_sock_now();
@@ -437,10 +533,8 @@ void gexi_sock_lane_tick(void) {
     }
     int gone = 0;
     if (LD(l->rto_at) && now >= LD(l->rto_at)) {
-      gone = now - l->stalled_since > s->connect_budget_ns;
-      if (!gone) {
-        rto_fire(j, l, now);
-      }
+      gone = verdicts && now - l->stalled_since > s->connect_budget_ns;
+      if (!gone) rto_fire(j, l, now);
     }
     gexi_sock_tx_unlock(p);
     if (gone) {
@@ -463,9 +557,11 @@ void gexi_sock_lane_tick(void) {
   }
 }
 
+void gexi_sock_lane_tick(void) { tick(1); }
+
 int gexi_sock_lane_timeout(int ms) {
   struct gexi_sock *s = S();
-  if (!atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_relaxed)) return ms;
+  if (!atomic_load_explicit(&s->lane_busy, memory_order_relaxed)) return ms;
   uint64_t now = gexi_sock_now(), first = LD(s->lane_next_rto);
   if (first == UINT64_MAX) return ms;
   if (first <= now) return 0;
@@ -479,8 +575,7 @@ void gexi_sock_lane_drop(gex_Rank_t j) {
   if (!l) return;
   struct sock_peer *p = &s->peers[j];
   gexi_sock_tx_lock(p);
-  if (l->snd_una != l->snd_next)
-    atomic_fetch_sub_explicit(&gexi_ctx.net_unsent, 1, memory_order_release);
+  if (l->snd_una != l->snd_next) atomic_fetch_sub_explicit(&s->lane_busy, 1, memory_order_release);
   for (; l->snd_una < l->snd_next; l->snd_una++) {
     struct sock_lane_slot *sl = &l->slot[l->snd_una % SOCK_LANE_SLOTS];
     free(sl->dg);

@@ -667,6 +667,7 @@ void gexi_sock_at_exit(void) {
   struct gexi_sock *s = __atomic_load_n(&gexi_ctx.sock, __ATOMIC_ACQUIRE);
   if (!s || !s->peers) return;
   atomic_store_explicit(&s->leaving, 1, memory_order_release);
+  gexi_sock_keeper_stop(SOCK_EXIT_LOCK_MS); /* (the lanes are this thread's from now on) */
   const uint64_t deadline = gexi_sock_now() + SOCK_EXIT_FLUSH_MS * 1000000ull;
   /* Peers whose bytes did not all go at once, with their descriptors. */
   gex_Rank_t *left = malloc(gexi_ctx.size * sizeof *left);
