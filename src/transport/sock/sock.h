@@ -241,10 +241,10 @@ struct sock_stash {
 /* The stash holds at most this many bytes: beyond, the keeper only says
  * that this rank lives (an acknowledgement of what it has). */
 #define SOCK_LANE_STASH_MAX ((size_t)8 << 20)
-/* The keeper looks at the lane this often while nothing needs it, and
- * down to this often while it finds work (sock_keeper.c). */
-#define SOCK_KEEPER_MAX_MS 100
-#define SOCK_KEEPER_MIN_MS 10
+/* The keeper looks at the lane this often (sock_keeper.c): a piece that
+ * arrives while its rank is away is acknowledged within about two such
+ * periods, by the sender's first retransmission (SOCK_LANE_RTO_MIN_NS). */
+#define SOCK_KEEPER_MS 100
 /* Frames longer than this go over TCP (they and all after them). */
 #define SOCK_LANE_BULK ((size_t)8 << 10)
 
@@ -437,6 +437,7 @@ struct gexi_sock {
   /* The keeper thread (sock_keeper.c): on, stopping, and what it sleeps on. */
   pthread_t keeper;
   _Atomic int keeper_on;
+  _Atomic int keeper_in; /* it holds poll_lock (a poll waits for it) */
   int keeper_stop; /* (under keeper_mu) */
   pthread_mutex_t keeper_mu;
   pthread_cond_t keeper_cv;

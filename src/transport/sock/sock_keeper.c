@@ -8,12 +8,15 @@
  * unacknowledged and its own lost ones unsent.  The keeper does that work
  * then, and only then:
  *
- *   - it sleeps SOCK_KEEPER_MIN_MS to SOCK_KEEPER_MAX_MS (longer while it
- *     finds nothing to do, shorter while it does), on a condition variable
- *     that stopping signals;
+ *   - it wakes every SOCK_KEEPER_MS (from a condition variable that
+ *     stopping signals);
  *   - it acts only if no thread of the process polled since it last
  *     looked (poll_gen did not move) and it gets poll_lock at once: a
- *     thread that waits in the library polls, and keeps the lane itself;
+ *     thread that waits in the library polls, and keeps the lane itself.
+ *     On a crowded host a rank may wait that long for a core while it is
+ *     in the library: the keeper then takes its turn, and a poll that
+ *     finds the keeper holding poll_lock waits for it (keeper_in) rather
+ *     than give up;
  *   - what it does is gexi_sock_lane_service, under poll_lock: no handler
  *     ever runs on this thread, no frame is parsed here, and it never
  *     reports a peer as dead (the program's own waits do).
@@ -32,12 +35,11 @@
 static void *keeper_main(void *arg) {
   struct gexi_sock *s = arg;
   uint32_t seen = atomic_load_explicit(&s->poll_gen, memory_order_relaxed);
-  unsigned ms = SOCK_KEEPER_MAX_MS;
   pthread_mutex_lock(&s->keeper_mu);
   while (!s->keeper_stop) {
     struct timespec at;
     clock_gettime(CLOCK_MONOTONIC, &at);
-    at.tv_nsec += (long)ms * 1000000L;
+    at.tv_nsec += SOCK_KEEPER_MS * 1000000L;
     at.tv_sec += at.tv_nsec / 1000000000L;
     at.tv_nsec %= 1000000000L;
     int rc = 0;
@@ -45,15 +47,14 @@ static void *keeper_main(void *arg) {
     if (s->keeper_stop) break;
     pthread_mutex_unlock(&s->keeper_mu);
     uint32_t gen = atomic_load_explicit(&s->poll_gen, memory_order_relaxed);
-    int did = 0;
     if (gen == seen && !atomic_load_explicit(&s->leaving, memory_order_acquire) &&
         pthread_mutex_trylock(&s->poll_lock) == 0) {
-      did = gexi_sock_lane_service() ||
-            atomic_load_explicit(&s->lane_busy, memory_order_relaxed) != 0;
+      atomic_store_explicit(&s->keeper_in, 1, memory_order_relaxed);
+      (void)gexi_sock_lane_service();
+      atomic_store_explicit(&s->keeper_in, 0, memory_order_relaxed);
       pthread_mutex_unlock(&s->poll_lock);
     }
     seen = gen;
-    ms = did ? SOCK_KEEPER_MIN_MS : ms * 2 > SOCK_KEEPER_MAX_MS ? SOCK_KEEPER_MAX_MS : ms * 2;
     pthread_mutex_lock(&s->keeper_mu);
   }
   pthread_mutex_unlock(&s->keeper_mu);

@@ -534,10 +534,15 @@ int gexi_sock_poll(int what) {
   struct gexi_sock *s = S();
   int nested = poll_depth > 0;
   if (!nested && pthread_mutex_trylock(&s->poll_lock) != 0) {
-    /* Another thread polls (or sleeps in block()): what this one batched
-     * must not wait for it. */
-    if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) gexi_sock_flush_any();
-    return 0;
+    /* The keeper's turn is short: it is waited for.  Another thread
+     * polls (or sleeps in block()): what this one batched must not wait
+     * for it. */
+    if (GEXI_UNLIKELY(atomic_load_explicit(&s->keeper_in, memory_order_relaxed))) {
+      pthread_mutex_lock(&s->poll_lock);
+    } else {
+      if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) gexi_sock_flush_any();
+      return 0;
+    }
   }
   poll_depth++;
   atomic_store_explicit(&s->poll_gen, atomic_load_explicit(&s->poll_gen, memory_order_relaxed) + 1,
