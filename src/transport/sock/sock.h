@@ -195,10 +195,14 @@ _Static_assert(sizeof(struct sock_dg) == 48, "struct sock_dg: 48 bytes");
 #define SOCK_LANE_PIECE_NET (1400 - sizeof(struct sock_dg))
 #define SOCK_LANE_PIECE_HOST ((size_t)16 << 10)
 /* The retransmission timeout: from the smoothed round trip, within
- * these bounds; doubled at each timeout. */
+ * these bounds; doubled at each timeout.  A new lane starts from the
+ * timeout of the lane that last measured one (lane_rto_hint), or from
+ * INIT before any has (RFC 6298's 1 s): on a host where ranks wait
+ * hundreds of milliseconds for a core, a piece is not sent again because
+ * its receiver was not running. */
 #define SOCK_LANE_RTO_MIN_NS (200ull * 1000000ull)
-#define SOCK_LANE_RTO_INIT_NS (200ull * 1000000ull)
-#define SOCK_LANE_RTO_MAX_NS (250ull * 1000000ull)
+#define SOCK_LANE_RTO_INIT_NS (1000ull * 1000000ull)
+#define SOCK_LANE_RTO_MAX_NS (2000ull * 1000000ull)
 struct sock_lane_slot {
   char *dg;        /* the datagram (header and piece), malloc'd; NULL: free */
   uint32_t len;    /* its piece's bytes */
@@ -222,6 +226,7 @@ struct sock_lane {
   _Atomic uint64_t ack_sent;
   uint8_t owed_listed;
   uint8_t ack_again; /* an acknowledgement is owed even if sent before (owe_ack) */
+  uint64_t owed_at;  /* when it was listed (SOCK_LANE_ACK_DELAY_NS) */
   /* The stream's offset where the lane ends (UINT64_MAX: it does not): a
    * frame longer than SOCK_LANE_BULK goes over a TCP connection, made for
    * it, and so does everything after it (sock_lane.c, "Bulk").  Under the
@@ -245,6 +250,12 @@ struct sock_stash {
  * arrives while its rank is away is acknowledged within about two such
  * periods, by the sender's first retransmission (SOCK_LANE_RTO_MIN_NS). */
 #define SOCK_KEEPER_MS 100
+/* A single piece is acknowledged alone only this long after it came, if
+ * no datagram to its sender carried the acknowledgement meanwhile (a
+ * request's acknowledgement rides on its reply, a reply's on the next
+ * request); two pieces, or one that came again, are acknowledged at the
+ * end of the poll.  Well below SOCK_LANE_RTO_MIN_NS. */
+#define SOCK_LANE_ACK_DELAY_NS (1000ull * 1000ull)
 /* Frames longer than this go over TCP (they and all after them). */
 #define SOCK_LANE_BULK ((size_t)8 << 10)
 
@@ -417,6 +428,13 @@ struct gexi_sock {
   _Atomic unsigned nlane_act;
   gex_Rank_t *lane_owed;
   unsigned nlane_owed;
+  /* The owed list is looked at again by the end of the poll (a piece came
+   * twice, or a second one), else once the first kept one is due. */
+  int lane_owed_scan;
+  uint64_t lane_owed_due;
+  /* The last read of the lane's socket stopped before it was empty
+   * (under poll_lock). */
+  int lane_unread;
   char *lane_rx;
   int lane_feeding; /* a piece from lane_rx is being handled (under poll_lock) */
   /* No lane's retransmission is due before this (a lower bound: a scan
@@ -427,6 +445,8 @@ struct gexi_sock {
   /* Pieces sent, sent again, and dropped by GEX_TEST_LANE_DROP; lanes
    * cut for bulk. */
   _Atomic uint64_t lane_sent, lane_resent, lane_dropped, lane_cuts;
+  /* The latest retransmission timeout measured by a lane. */
+  _Atomic uint64_t lane_rto_hint;
   /* Lanes with pieces in flight (their retransmissions are the keeper's
    * while no thread polls: a wait does not wait for acknowledgements). */
   _Atomic unsigned lane_busy;

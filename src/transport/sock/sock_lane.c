@@ -97,6 +97,7 @@ uint16_t gexi_sock_lane_open(void) {
   (void)setsockopt(s->ufd, SOL_SOCKET, SO_RCVBUF, &rb, sizeof rb);
   gexi_sock_watch(s->ufd, SOCK_EV_LANE, 0);
   atomic_store_explicit(&s->lane_next_rto, UINT64_MAX, memory_order_relaxed);
+  s->lane_owed_due = UINT64_MAX;
   return a.sin_port;
 }
 
@@ -110,7 +111,8 @@ static struct sock_lane *lane_of(gex_Rank_t j) {
   n->snd_next = n->snd_una = 1;
   atomic_init(&n->rcv_next, 1);
   n->cut = UINT64_MAX;
-  n->rto_ns = SOCK_LANE_RTO_INIT_NS;
+  uint64_t hint = LD(s->lane_rto_hint); /* (the other lanes' latest: the host's load shows in it) */
+  n->rto_ns = hint ? hint : SOCK_LANE_RTO_INIT_NS;
   if (!__atomic_compare_exchange_n(&s->lane[j], &l, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     free(n);
     return l;
@@ -265,19 +267,28 @@ ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n) {
 }
 
 static void resend(gex_Rank_t j, struct sock_lane *l, uint64_t q, uint64_t now);
-static void tick(int verdicts);
+static void tick(int keeper);
+static void recover_from(gex_Rank_t j, struct sock_lane *l, uint64_t now);
 
-/* Under poll_lock: j acknowledged every piece below 'ack'.  0, or why the
- * acknowledgement cannot be (more than was sent). */
-static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack) {
+/* Under poll_lock: j acknowledged every piece below 'ack' ('alone': in a
+ * datagram with no piece).  0, or why the acknowledgement cannot be (more
+ * than was sent). */
+static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack, int alone) {
   struct sock_peer *p = &S()->peers[j];
   gexi_sock_tx_lock(p);
   if (ack > l->snd_next) {
     gexi_sock_tx_unlock(p);
     return "acknowledges what was never sent";
   }
-  if (ack <= l->snd_una && l->snd_una != l->snd_next)
-    l->stalled_since = gexi_sock_now(); /* (nothing new, but j lives: the keeper's stash is full) */
+  if (ack <= l->snd_una && l->snd_una != l->snd_next) {
+    uint64_t now = gexi_sock_now();
+    l->stalled_since = now; /* (nothing new, but j lives: the keeper's stash may be full) */
+    /* Fast retransmission: an acknowledgement sent alone that moves
+     * nothing says that a piece came out of its turn (the one expected
+     * was lost) or came twice; what is in flight goes again, as after a
+     * timeout but without waiting for it (and without doubling it). */
+    if (alone && !l->recover) recover_from(j, l, now);
+  }
   if (ack > l->snd_una) {
     uint64_t now = gexi_sock_now();
     for (; l->snd_una < ack; l->snd_una++) {
@@ -296,6 +307,7 @@ static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack) {
         l->rto_ns = rto < SOCK_LANE_RTO_MIN_NS   ? SOCK_LANE_RTO_MIN_NS
                     : rto > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS
                                                  : rto;
+        ST(S()->lane_rto_hint, l->rto_ns);
       }
       free(sl->dg);
       sl->dg = NULL;
@@ -322,10 +334,18 @@ static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack) {
  * get the acknowledgement): one goes even if the same was sent before. */
 static void owe_ack(gex_Rank_t j, struct sock_lane *l, int again) {
   struct gexi_sock *s = S();
-  if (again) l->ack_again = 1;
-  if (!l->owed_listed) {
+  if (again) {
+    l->ack_again = 1;
+    s->lane_owed_scan = 1;
+  }
+  if (!l->owed_listed) { /* a single piece: it may wait (SOCK_LANE_ACK_DELAY_NS) */
     l->owed_listed = 1;
+    l->owed_at = gexi_sock_now();
+    if (l->owed_at + SOCK_LANE_ACK_DELAY_NS < s->lane_owed_due)
+      s->lane_owed_due = l->owed_at + SOCK_LANE_ACK_DELAY_NS;
     s->lane_owed[s->nlane_owed++] = j;
+  } else {
+    s->lane_owed_scan = 1; /* (perhaps a second piece: it may not) */
   }
 }
 
@@ -394,12 +414,16 @@ int gexi_sock_lane_poll(int what) {
    * the piece is still being fed from the receive buffer. */
   if (s->lane_feeding) return 0;
   if (GEXI_UNLIKELY(s->stash != NULL)) n += stash_feed(what);
+  s->lane_unread = 1;
   for (int b = 0; b < SOCK_LANE_BURST; b++) {
     struct sockaddr_in src;
     socklen_t sl = sizeof src;
     ssize_t r = recvfrom(s->ufd, s->lane_rx, sizeof(struct sock_dg) + 65536, MSG_DONTWAIT,
                          (struct sockaddr *)&src, &sl);
-    if (r < 0) break;
+    if (r < 0) {
+      s->lane_unread = 0;
+      break;
+    }
     struct sock_dg *h = (struct sock_dg *)(void *)s->lane_rx;
     const char *bad = dg_check(h, (size_t)r, &src);
     if (bad) {
@@ -411,7 +435,7 @@ int gexi_sock_lane_poll(int what) {
     struct sock_peer *p = &s->peers[j];
     if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) continue;
     struct sock_lane *l = lane_of(j);
-    if (h->ack && (bad = acked(j, l, h->ack))) {
+    if (h->ack && (bad = acked(j, l, h->ack, !h->seq))) {
       gexi_sock_refuse("dropped a datagram of rank %u (%s)", (unsigned)j, bad);
       continue;
     }
@@ -433,12 +457,16 @@ int gexi_sock_lane_service(void) {
   struct gexi_sock *s = S();
   int n = 0;
   /* (bounded, so that a flood does not keep the lock from the program) */
+  s->lane_unread = 1;
   for (int b = 0; b < 4 * SOCK_LANE_BURST; b++) {
     struct sockaddr_in src;
     socklen_t sl = sizeof src;
     ssize_t r = recvfrom(s->ufd, s->lane_rx, sizeof(struct sock_dg) + 65536, MSG_DONTWAIT,
                          (struct sockaddr *)&src, &sl);
-    if (r < 0) break;
+    if (r < 0) {
+      s->lane_unread = 0;
+      break;
+    }
     n++;
     struct sock_dg *h = (struct sock_dg *)(void *)s->lane_rx;
     const char *bad = dg_check(h, (size_t)r, &src);
@@ -450,7 +478,7 @@ int gexi_sock_lane_service(void) {
     gex_Rank_t j = h->from;
     if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) != SOCK_UP) continue;
     struct sock_lane *l = lane_of(j);
-    if (h->ack && (bad = acked(j, l, h->ack))) {
+    if (h->ack && (bad = acked(j, l, h->ack, !h->seq))) {
       gexi_sock_refuse("dropped a datagram of rank %u (%s)", (unsigned)j, bad);
       continue;
     }
@@ -475,7 +503,7 @@ int gexi_sock_lane_service(void) {
     ST(l->rcv_next, h->seq + 1);
     owe_ack(j, l, 0);
   }
-  tick(0);
+  tick(1);
   return n;
 }
 
@@ -487,36 +515,67 @@ static void resend(gex_Rank_t j, struct sock_lane *l, uint64_t q, uint64_t now) 
   dg_send(j, l, (struct sock_dg *)(void *)sl->dg, DG_OTHER);
 }
 
-/* Under j's tx_lock, its retransmission due: the oldest piece goes again
- * and the rest follow as it is acknowledged (acked); the timeout doubles.
- * No piece in flight gives a round-trip sample any more (Karn). */
-static void rto_fire(gex_Rank_t j, struct sock_lane *l, uint64_t now) {
+/* Under j's tx_lock: the oldest piece goes again and the rest follow as
+ * it is acknowledged (acked).  No piece in flight gives a round-trip
+ * sample any more (Karn). */
+static void recover_from(gex_Rank_t j, struct sock_lane *l, uint64_t now) {
   for (uint64_t q = l->snd_una; q < l->snd_next; q++) l->slot[q % SOCK_LANE_SLOTS].resent = 1;
   l->recover = l->snd_next;
   resend(j, l, l->snd_una, now);
-  l->rto_ns = l->rto_ns * 2 > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS : l->rto_ns * 2;
   rto_arm(l, now + l->rto_ns);
 }
 
-/* 'verdicts': a peer silent too long may be reported (not by the keeper:
- * the program's own waits decide that). */
-static void tick(int verdicts) {
+/* Under j's tx_lock, its retransmission due: recovery, and the timeout
+ * doubles. */
+static void rto_fire(gex_Rank_t j, struct sock_lane *l, uint64_t now) {
+  l->rto_ns = l->rto_ns * 2 > SOCK_LANE_RTO_MAX_NS ? SOCK_LANE_RTO_MAX_NS : l->rto_ns * 2;
+  recover_from(j, l, now);
+}
+
+/* Acknowledgements no datagram has carried since the pieces came: sent,
+ * or (a single piece, for less than SOCK_LANE_ACK_DELAY_NS, unless 'all')
+ * kept for a datagram that may carry them. */
+static void owed_acks(uint64_t now, int all) {
   struct gexi_sock *s = S();
-  /* Acknowledgements no datagram has carried since the pieces came. */
+  unsigned kept = 0;
+  s->lane_owed_scan = 0;
+  s->lane_owed_due = UINT64_MAX;
   for (unsigned i = 0; i < s->nlane_owed; i++) {
     gex_Rank_t j = s->lane_owed[i];
     struct sock_lane *l = s->lane[j];
+    uint64_t sent = LD(l->ack_sent), next = LD(l->rcv_next);
+    if (sent >= next && !l->ack_again) {
+      l->owed_listed = 0;
+      continue;
+    }
+    if (!all && !l->ack_again && next - sent < 2 && now - l->owed_at < SOCK_LANE_ACK_DELAY_NS) {
+      s->lane_owed[kept++] = j;
+      if (l->owed_at + SOCK_LANE_ACK_DELAY_NS < s->lane_owed_due)
+        s->lane_owed_due = l->owed_at + SOCK_LANE_ACK_DELAY_NS;
+      continue;
+    }
     l->owed_listed = 0;
-    if (LD(l->ack_sent) >= LD(l->rcv_next) && !l->ack_again) continue;
     l->ack_again = 0;
     struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = j};
     dg_send(j, l, &a, DG_OWED_ACK);
   }
-  s->nlane_owed = 0;
-  if (!atomic_load_explicit(&s->lane_busy, memory_order_relaxed)) return;
+  s->nlane_owed = kept;
+}
+
+/* 'keeper': called by the keeper, for a rank away from the library: every
+ * acknowledgement owed goes, and no peer is reported (the program's own
+ * waits decide that). */
+static void tick(int keeper) {
+  struct gexi_sock *s = S();
+  uint64_t now = s->nlane_owed || atomic_load_explicit(&s->lane_busy, memory_order_relaxed)
+                     ? gexi_sock_now()
+                     : 0;
+  if (s->nlane_owed && (keeper || s->lane_owed_scan || now >= s->lane_owed_due)) owed_acks(now, keeper);
+  /* Nothing times out while datagrams wait unread: their acknowledgements
+   * may be there (a rank that waited long for a core finds hundreds). */
+  if (!atomic_load_explicit(&s->lane_busy, memory_order_relaxed) || s->lane_unread) return;
   /* Timeouts: the lanes are looked at once the earliest may be due; the
    * scan sets the earliest of those still armed. */
-  uint64_t now = gexi_sock_now();
   if (now < LD(s->lane_next_rto)) return;
   ST(s->lane_next_rto, UINT64_MAX);
   unsigned nl = atomic_load_explicit(&s->nlane_act, memory_order_acquire);
@@ -533,7 +592,7 @@ static void tick(int verdicts) {
     }
     int gone = 0;
     if (LD(l->rto_at) && now >= LD(l->rto_at)) {
-      gone = verdicts && now - l->stalled_since > s->connect_budget_ns;
+      gone = !keeper && now - l->stalled_since > s->connect_budget_ns;
       if (!gone) rto_fire(j, l, now);
     }
     gexi_sock_tx_unlock(p);
@@ -557,10 +616,11 @@ static void tick(int verdicts) {
   }
 }
 
-void gexi_sock_lane_tick(void) { tick(1); }
+void gexi_sock_lane_tick(void) { tick(0); }
 
 int gexi_sock_lane_timeout(int ms) {
   struct gexi_sock *s = S();
+  if (s->nlane_owed && (ms < 0 || ms > 1)) ms = 1; /* (an acknowledgement kept: SOCK_LANE_ACK_DELAY_NS) */
   if (!atomic_load_explicit(&s->lane_busy, memory_order_relaxed)) return ms;
   uint64_t now = gexi_sock_now(), first = LD(s->lane_next_rto);
   if (first == UINT64_MAX) return ms;
@@ -605,6 +665,7 @@ static int lane_busy(void) {
 
 void gexi_sock_lane_exit(uint64_t deadline, int (*write_more)(gex_Rank_t j)) {
   struct gexi_sock *s = S();
+  owed_acks(gexi_sock_now(), 1); /* (the peers' exits wait for them) */
   while (lane_busy()) {
     uint64_t now = gexi_sock_now();
     if (now >= deadline) break;
@@ -618,7 +679,7 @@ void gexi_sock_lane_exit(uint64_t deadline, int (*write_more)(gex_Rank_t j)) {
       struct sock_dg *h = (struct sock_dg *)(void *)s->lane_rx;
       if (dg_check(h, (size_t)r, &src)) continue;
       struct sock_lane *l = lane_of(h->from);
-      if (h->ack) (void)acked(h->from, l, h->ack);
+      if (h->ack) (void)acked(h->from, l, h->ack, !h->seq);
       if (h->seq && h->seq == LD(l->rcv_next)) ST(l->rcv_next, h->seq + 1);
       if (h->seq) {
         struct sock_dg a = {.magic = SOCK_DG_MAGIC, .from = gexi_ctx.rank, .to = h->from};
