@@ -224,6 +224,8 @@ foreach(u 0 1)
 endforeach()
 # t_rma and t_am_long move 1 MiB between every pair: each pair's lane ends
 # and the stream goes on over TCP (sock_lane.c, "Bulk"), while pieces drop.
+# Rank 0 must have dropped some; what it sent again may be none (the drops
+# that hit it may all have been acknowledgements, which its peers recover).
 foreach(t t_rma_val t_am_medium t_coll t_rma t_am_long)
   set(_cuts "[0-9]+")
   if(t STREQUAL "t_rma" OR t STREQUAL "t_am_long")
@@ -231,7 +233,7 @@ foreach(t t_rma_val t_am_medium t_coll t_rma t_am_long)
   endif()
   add_test(NAME net_sockudpdrop_${t}_n4
     COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN}
-            --grep "^libgex: rank 0: UDP lane: [1-9][0-9]* pieces dropped on purpose, [1-9][0-9]* sent again, ${_cuts} lanes moved to TCP for bulk$" --
+            --grep "^libgex: rank 0: UDP lane: [1-9][0-9]* pieces dropped on purpose, [0-9]+ sent again, ${_cuts} lanes moved to TCP for bulk$" --
             env GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=1 GEX_TEST_LANE_DROP=11 ${_sock}
                 $<TARGET_FILE:gexrun> -n 4 $<TARGET_FILE:${t}> @TOKEN@)
   set_tests_properties(net_sockudpdrop_${t}_n4 PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}

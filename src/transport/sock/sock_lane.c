@@ -214,9 +214,13 @@ ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n) {
   int k = 0;
   while (k < n && !iov[k].iov_len) k++;
   while (k < n) {
-    if (l->snd_next - l->snd_una >= SOCK_LANE_SLOTS || l->inflight >= SOCK_LANE_WINDOW ||
-        taken == room)
+    if (taken == room) break;
+    if (l->snd_next - l->snd_una >= SOCK_LANE_SLOTS || l->inflight >= SOCK_LANE_WINDOW) {
+      /* A stream that keeps the window full goes on over TCP (its bytes
+       * cost a MAC each here, and a TCP connection moves them faster). */
+      if (++l->full == SOCK_LANE_FULL_CUT && l->cut == UINT64_MAX) gexi_sock_lane_cut(j);
       break;
+    }
     size_t piece = 0; /* gather the next piece from the iovecs */
     for (int i = k; i < n && piece < pmax; i++)
       piece += (i == k ? iov[i].iov_len - off : iov[i].iov_len);
