@@ -209,7 +209,7 @@ if ! grep -q '^GEX_FABRIC_LIB:FILEPATH=/' "$build/CMakeCache.txt" 2>/dev/null ||
 fi
 prov=${GEX_OPCOUNT_PROVIDER:-net}
 run_env=(GEX_SUPERNODE_MAXSIZE=1 "GEX_OFI_PROVIDER=$prov")
-if [ "${GEX_OPCOUNT_TRANSPORT:-ofi}" = sock ]; then # libgex's own TCP transport
+if [ "${GEX_OPCOUNT_TRANSPORT:-ofi}" = sock ]; then # libgex's own transport (its UDP lane by default)
   prov="sock transport"
   run_env=(GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock)
 fi

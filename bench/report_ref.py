@@ -29,7 +29,7 @@ import subprocess
 LIBS = ("libgex", "reference")
 # Where a run goes: on one host through shared memory, or over the network
 # path with every rank its own node (GASNET_SUPERNODE_MAXSIZE=1 for both
-# libraries: libgex over its own TCP transport, its default on Ethernet,
+# libraries: libgex over its own transport (sock), its default on Ethernet,
 # the reference over its udp conduit, both on loopback).
 ONNODE, NETWORK = "on-node", "network"
 SS = "ss"                       # series prefix of every same-source run
@@ -408,7 +408,7 @@ def tables(L, res, notes, at, fmt_us, ratio):
              "fragment, run in the same rounds as everything above. On one host (`on-node`): libgex "
              "`gexrun -n N`, the reference's smp conduit through `gasnetrun_smp -n N`. Over the network path "
              "(`network`, loopback): both with `GASNET_SUPERNODE_MAXSIZE=1`, so that no two ranks share "
-             "memory; libgex through `gexrun -n 2` over its own TCP transport (`GEX_NET_TRANSPORT=sock`, its "
+             "memory; libgex through `gexrun -n 2` over its own transport (`GEX_NET_TRANSPORT=sock`: UDP datagrams, TCP for bulk; its "
              "default on Ethernet), the "
              "reference's udp conduit through `amudprun -np 2` (`GASNET_SPAWNFN=L`). Each run's output is "
              "checked for the path it took (a `gex-test*` program prints how many ranks share rank 0's "

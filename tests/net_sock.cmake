@@ -37,6 +37,8 @@ function(gex_add_net_run tag test n)
 endfunction()
 
 set(_sock GEX_NET_TRANSPORT=sock)
+# The sock transport without its UDP lane: every stream over a TCP connection.
+set(_socktcp GEX_NET_TRANSPORT=sock GEX_SOCK_UDP=0)
 foreach(t IN LISTS GEX_NET_SUITE)
   foreach(n 2 4)
     gex_add_net_run(sock ${t} ${n} GEX_SUPERNODE_MAXSIZE=1 ${_sock})
@@ -140,7 +142,7 @@ foreach(m lastline firstbarrier) # (firstbarrier: the barrier makes the connecti
 endforeach()
 foreach(n 4 7)
   gex_add_driver_test(net_sock_exit_nobye_n${n} LABELS "net;net_sock;exit;n${n}"
-    COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_sock} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 5
+    COMMAND env GEX_SUPERNODE_MAXSIZE=1 ${_socktcp} ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/repeat.sh 5
             ${GEX_BASH} ${GEX_EXPECT} --status 0 --within 30 --grep "^CUT [1-9][0-9]* TCP stream"
             --nogrep "unreachable|died|left the job|^libgex|^gexrun"
             -- $<TARGET_FILE:gexrun> -n ${n} $<TARGET_FILE:t_exit> nobye @TOKEN@)
@@ -159,7 +161,7 @@ gex_add_driver_test(net_sock_exit_leave_n4 LABELS "net;net_sock;exit;n4"
 add_test(NAME net_sockdefault_t_rma_n2
   COMMAND ${GEX_BASH} -c "if ls /sys/class/infiniband/* /sys/class/cxi/* >/dev/null 2>&1; then echo 'SKIP: this host has an RDMA device (the default is libfabric there)'; exit 77; fi; exec \"$0\" \"$@\""
           ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN}
-          --grep "^libgex: network transport sock \\(TCP\\)"
+          --grep "^libgex: network transport sock \\(UDP lane, TCP\\)"
           -- env -u GEX_NET_TRANSPORT -u GEX_OFI_PROVIDER -u GEX_OFI_DOMAIN GASNET_SUPERNODE_MAXSIZE=1
              GEX_NET_VERBOSE=1 $<TARGET_FILE:gexrun> -n 2 $<TARGET_FILE:t_rma> @TOKEN@)
 set_tests_properties(net_sockdefault_t_rma_n2 PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
@@ -201,14 +203,16 @@ endforeach()
 # Frames to a peer whose connection is being made wait in the sender; a
 # wait that completes lets them go before it returns (t_leave_after_wait.c).
 foreach(n 8 32)
-  gex_add_net_run(sock t_leave_after_wait ${n} GEX_SUPERNODE_MAXSIZE=1 ${_sock})
+  gex_add_net_run(socktcp t_leave_after_wait ${n} GEX_SUPERNODE_MAXSIZE=1 ${_socktcp})
 endforeach()
-# The UDP lane (GEX_SOCK_UDP=1, sock_lane.c): streams in datagrams, no TCP
-# connection; and with pieces lost on purpose (GEX_TEST_LANE_DROP), which
-# retransmission must recover (every rank says how many it sent again).
+# The UDP lane (GEX_SOCK_UDP, on by default, sock_lane.c) carries the runs
+# above; here the same transport without it (GEX_SOCK_UDP=0: a TCP
+# connection per pair, made on first use), and the lane with pieces lost
+# on purpose (GEX_TEST_LANE_DROP), which retransmission must recover.
 foreach(t t_rma t_rma_val t_am_medium t_am_long t_barrier t_nbi t_coll t_atomic t_vis t_mt_stress)
-  gex_add_net_run(sockudp ${t} 3 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=1 ${_sock})
+  gex_add_net_run(socktcp ${t} 3 GEX_SUPERNODE_MAXSIZE=1 ${_socktcp})
 endforeach()
+gex_add_net_run(socktcp t_alltoall 32 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_ROUNDS=3 ${_socktcp})
 gex_add_net_run(sockudp t_alltoall 16 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=1 GEX_TEST_ROUNDS=3 ${_sock})
 gex_add_net_run(sockudp t_leave_after_wait 8 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=1 ${_sock})
 # A rank computing outside the library for longer than the network's

@@ -23,7 +23,8 @@
 # first, so only the test's traffic is captured).
 #
 # PROVIDER sock: the job runs over libgex's own TCP transport
-# (GEX_NET_TRANSPORT=sock) and ATTACKER is sock_attack.py, whose MODEs are
+# (GEX_NET_TRANSPORT=sock GEX_SOCK_UDP=0: its TCP connections, whose
+# handshakes are attacked) and ATTACKER is sock_attack.py, whose MODEs are
 # hello (random, forged, mutated, truncated and oversized handshakes), hold
 # (1100 connections held open), flood (1 GiB over 64 connections) and
 # replay (as above, through its own replay); every rank attacked must report
@@ -56,8 +57,8 @@ fi
 [ $# = 5 ] || { echo "usage: sec_attack.sh [--netns] [--counted] GEXRUN VICTIM ATTACKER MODE PROVIDER" >&2; exit 2; }
 gexrun=$1 victim=$2 attacker=$3 mode=$4 prov=$5
 # How the job is told to use PROVIDER.
-sel="GEX_OFI_PROVIDER=$prov"
-[ "$prov" = sock ] && sel="GEX_NET_TRANSPORT=sock"
+sel=("GEX_OFI_PROVIDER=$prov")
+[ "$prov" = sock ] && sel=(GEX_NET_TRANSPORT=sock GEX_SOCK_UDP=0) # (its handshakes are attacked)
 isolate=$netns # replay: the capture needs a namespace of the test's own
 [ "$mode" = replay ] && isolate=1
 
@@ -110,13 +111,13 @@ fi
 
 start_job() { # DIR: the victim job, in the background ($job)
   if [ "$netns" = 1 ]; then
-    env GEX_RSH="ip netns exec" "$sel" \
+    env GEX_RSH="ip netns exec" "${sel[@]}" \
       "$gexrun" -n 2 --hosts "$ns1:1,$ns2:1" "$victim" "$1" >"$1/out" 2>&1 &
   elif [ "$isolate" = 1 ]; then
-    ip netns exec "$ns1" env GEX_SUPERNODE_MAXSIZE=1 "$sel" \
+    ip netns exec "$ns1" env GEX_SUPERNODE_MAXSIZE=1 "${sel[@]}" \
       "$gexrun" -n 2 "$victim" "$1" >"$1/out" 2>&1 &
   else
-    env GEX_SUPERNODE_MAXSIZE=1 "$sel" "$gexrun" -n 2 "$victim" "$1" >"$1/out" 2>&1 &
+    env GEX_SUPERNODE_MAXSIZE=1 "${sel[@]}" "$gexrun" -n 2 "$victim" "$1" >"$1/out" 2>&1 &
   fi
   job=$!
 }

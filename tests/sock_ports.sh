@@ -5,7 +5,7 @@
 # usage: sock_ports.sh GEXRUN T_ALLTOALL NRANKS PORTS
 #
 # Runs T_ALLTOALL as a job of NRANKS ranks, every rank its own node over
-# the sock transport, inside a network namespace of its own whose
+# the sock transport's TCP connections (GEX_SOCK_UDP=0), inside a network namespace of its own whose
 # ephemeral port range (net.ipv4.ip_local_port_range, which is per
 # namespace) holds only PORTS ports: enough for the NRANKS listeners and,
 # per destination, one port for each rank that connects to it, but far
@@ -36,7 +36,7 @@ ip netns exec "$ns" sysctl -q -w net.ipv4.ip_local_port_range="$lo $hi" || {
 }
 conns=$((n * (n - 1) / 2))
 echo "sock_ports.sh: $n ranks, $conns connections, ports $lo-$hi ($ports) in namespace $ns"
-timeout 300 ip netns exec "$ns" env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock \
+timeout 300 ip netns exec "$ns" env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock GEX_SOCK_UDP=0 \
   "$gexrun" -n "$n" "$prog" >"$out" 2>&1
 status=$?
 cat "$out"

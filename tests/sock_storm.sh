@@ -6,7 +6,8 @@
 # usage: sock_storm.sh GEXRUN T_ALLTOALL SOCK_STORM_PY NRANKS SECONDS [FLOODERS]
 #
 # Starts T_ALLTOALL as a job of NRANKS ranks, every rank its own node
-# (GEX_SUPERNODE_MAXSIZE=1) over GEX_NET_TRANSPORT=sock on loopback, with
+# (GEX_SUPERNODE_MAXSIZE=1) over GEX_NET_TRANSPORT=sock without its UDP
+# lane (GEX_SOCK_UDP=0: every pair makes a TCP connection) on loopback, with
 # GEX_TEST_STORM_DIR: each rank publishes its listener's address and then
 # blocks until told to go, so its listener's backlog fills with the
 # storm's connections before it serves any.  FLOODERS (default 2)
@@ -41,7 +42,7 @@ fail() {
 }
 
 for ((r = 0; r < n; r++)); do mkfifo "$dir/go.$r" || fail "mkfifo"; done
-env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock GEX_TEST_STORM_DIR="$dir" GEX_TEST_ROUNDS=2 \
+env GEX_SUPERNODE_MAXSIZE=1 GEX_NET_TRANSPORT=sock GEX_SOCK_UDP=0 GEX_TEST_STORM_DIR="$dir" GEX_TEST_ROUNDS=2 \
   "$gexrun" -n "$n" "$prog" >"$dir/out" 2>&1 &
 job=$!
 

@@ -131,7 +131,7 @@ void gexi_env_load(void) {
                      : strcasecmp(nt, "sock") == 0 ? GEXI_NET_SOCK
                                                    : -1;
   if (e->net_transport < 0)
-    gexi_fatal("GEX_NET_TRANSPORT='%s': neither sock (libgex's TCP transport) nor ofi "
+    gexi_fatal("GEX_NET_TRANSPORT='%s': neither sock (libgex's own transport) nor ofi "
                "(libfabric)", nt);
   e->net_verbose = gexi_env_switch("GEX_NET_VERBOSE", 0);
   const char *wm = gexi_env_string("GEX_WAIT_MODE");
@@ -156,7 +156,7 @@ void gexi_env_load(void) {
   e->sock_sndbuf = gexi_env_string("GEX_SOCK_SNDBUF")
                        ? (int64_t)gexi_env_size("GEX_SOCK_SNDBUF", 0, 0, (uint64_t)1 << 30)
                        : -1;
-  e->sock_udp = gexi_env_switch("GEX_SOCK_UDP", 0);
+  e->sock_udp = gexi_env_switch("GEX_SOCK_UDP", 1);
   e->test_lane_drop = gexi_env_count("GEX_TEST_LANE_DROP", 0, 0, 1000000);
   e->ofi_provider = gexi_env_string("GEX_OFI_PROVIDER");
   e->ofi_domain = gexi_env_string("GEX_OFI_DOMAIN");
