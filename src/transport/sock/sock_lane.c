@@ -291,7 +291,7 @@ static const char *acked(gex_Rank_t j, struct sock_lane *l, uint64_t ack, int al
      * nothing says that a piece came out of its turn (the one expected
      * was lost) or came twice; what is in flight goes again, as after a
      * timeout but without waiting for it (and without doubling it). */
-    if (alone && !l->recover) recover_from(j, l, now);
+    if (alone && ack == l->snd_una && !l->recover) recover_from(j, l, now);
   }
   if (ack > l->snd_una) {
     uint64_t now = gexi_sock_now();
