@@ -20,9 +20,9 @@ src, allow_path = sys.argv[1], sys.argv[2]
 LAYERS = {
     # 0 base: the library's identity
     "identity": 0.0,
-    # 1 the context, errors, environment, progress (and, until they move
-    #   up, the objects: client, endpoints, segments, teams); then MACs and
-    #   random bytes, which end the process through the core's errors
+    # 1 the context, errors, environment, progress, events, endpoints;
+    #   then MACs and random bytes, which end the process through the
+    #   core's errors
     "core": 1.0, "sec": 1.1,
     # 2 how a rank learns its job
     "bootstrap": 2.0,
@@ -32,11 +32,15 @@ LAYERS = {
     "file=transport/net_start.c": 3.5, "mk": 3.6,
     # 4 protocols, in the order they may use each other
     "am": 4.0, "rma": 4.1, "atomic": 4.2, "vis": 4.3, "coll": 4.4,
-    # 5 on top of the public API: the GASNet-1 layer, the tools API and the
+    # 5 the objects of the API that start and join every layer below:
+    #   the client, segments, teams
+    "objects": 5.0,
+    # 6 on top of the public API: the GASNet-1 layer, the tools API and the
     #   self-test of a running job
-    "legacy": 5.0, "tools": 5.1, "diagnostics": 5.2,
+    "legacy": 6.0, "tools": 6.1, "diagnostics": 6.2,
 }
-NAMES = {0: "base", 1: "core", 2: "bootstrap", 3: "substrates", 4: "protocols", 5: "compatibility"}
+NAMES = {0: "base", 1: "core", 2: "bootstrap", 3: "substrates", 4: "protocols", 5: "objects",
+         6: "compatibility"}
 
 def room_of(rel):
     parts = rel.split("/")

@@ -204,7 +204,7 @@ struct gexi_context {
   struct gexi_team *tm; /* primordial team */
   struct gexi_Segment segment;
   bool segment_attached;
-  /* Teams whose peer tables follow the job's (core/team.c): every team the
+  /* Teams whose peer tables follow the job's (objects/team.c): every team the
    * client made, besides the primordial team and the TM-pair, which are not
    * on the list.  Bind and Publish rewrite the entries of a rank whose
    * segment became known (gexi_peers_sync_locked).  Guarded by teams_lock. */
@@ -290,7 +290,7 @@ struct gexi_context {
   pthread_mutex_t coll_lock;
   struct gexi_team *coll_active;
   atomic_int coll_n_active;
-  /* Team slots in use in this process (core/team.c; bit 0: the primordial
+  /* Team slots in use in this process (objects/team.c; bit 0: the primordial
    * team).  Team construction calls of one process must not overlap in
    * time (different threads constructing teams at once could pick the same
    * slot). */
@@ -512,7 +512,7 @@ static inline bool gexi_tm_ep_path(gex_TM_t tm) { return gexi_tm(tm)->ep_path; }
  * through them by rma/rma_ep.c.  teams_lock held. */
 void gexi_ep_pairs_local_dev_locked(struct gexi_EP *ep);
 /* gex_Segment_Destroy of a segment bound to endpoints of index > 0:
- * unbinds it from each (core/segment_bind.c).  0, or the reason it cannot
+ * unbinds it from each (objects/segment_bind.c).  0, or the reason it cannot
  * be (bound to the primordial endpoint). */
 const char *gexi_segment_unbind(struct gexi_Segment *seg);
 static inline gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
@@ -520,7 +520,7 @@ static inline gex_Rank_t gexi_tm_jobrank(gex_TM_t tm, gex_Rank_t rank) {
 }
 /* Copy the segment fields (base, size, delta, local) of the job's peer
  * table into the TM-pair's and every client team's table, writing only the
- * entries that differ (core/team.c).  Called with teams_lock held
+ * entries that differ (objects/team.c).  Called with teams_lock held
  * after the job's table changed (gex_EP_BindSegment, gex_EP_PublishBoundSegment,
  * gex_Segment_Attach). */
 void gexi_peers_sync_locked(void);
@@ -531,7 +531,7 @@ struct gexi_ep_tab *gexi_ep_tab_locked(gex_EP_Index_t k);
 unsigned gexi_max_eps(void);
 /* Whether 'ep' is an endpoint of this process. */
 int gexi_ep_valid(gex_EP_t ep);
-/* The live-team list (core/team.c): fill a new client team's table from
+/* The live-team list (objects/team.c): fill a new client team's table from
  * the job's entries of its members (jobranks[team rank]) and add it; remove
  * a team. */
 void gexi_team_link(struct gexi_team *t, const gex_Rank_t *jobranks);

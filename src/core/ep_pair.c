@@ -8,7 +8,7 @@
  * (rma/rma_ep.c).  For k == 0 the table is a copy of the job's
  * (gexi_ctx.peers); for k > 0 a copy of gexi_ctx.ep_tabs[k]->peers, which
  * gex_EP_BindSegment and gex_EP_PublishBoundSegment fill
- * (core/segment_bind.c).  Whenever one of those tables changes,
+ * (objects/segment_bind.c).  Whenever one of those tables changes,
  * gexi_peers_sync_locked copies what changed into every pair and team.
  * A pair whose local endpoint has a device segment bound keeps every
  * entry 'not local' (struct gexi_team, local_dev).

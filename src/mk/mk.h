@@ -16,7 +16,7 @@ struct gexi_device *gexi_mk_device(gex_MK_t kind);
 void gexi_mk_segment_count(gex_MK_t kind, int delta);
 
 /* What this process knows of a neighbour's device segment at one endpoint
- * index: its owner's IPC description (core/segment_bind.c, at
+ * index: its owner's IPC description (objects/segment_bind.c, at
  * publication), opened at its first use (rma/rma_device.c, under
  * teams_lock). */
 struct gexi_dev_peer {

@@ -44,7 +44,7 @@ gex_Event_t gexi_RMA_Put_remote(gex_TM_t tm, gex_Rank_t rank, void *dest, const 
 /* An NBI Put the network's put_nbi entry did not take at once: to a
  * neighbour (through the kernel), or the network transport's general path
  * (a peer off the node means there is one: without a transport every rank
- * is a neighbour, core/client.c).  Also the teams' entry when there is no
+ * is a neighbour, objects/client.c).  Also the teams' entry when there is no
  * network transport. */
 int gexi_rma_put_nbi_general(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank,
                              void *dest, uint64_t lc_flags) {

@@ -16,7 +16,7 @@
  *   FI_MR_ALLOCATED  segments are always backed (mapped shared memory);
  *   FI_MR_LOCAL      local buffers need a descriptor: the segment's, or a
  *                    registration made for one operation.
- * Every peer's key is learnt in the attach exchange (core/segment.c).
+ * Every peer's key is learnt in the attach exchange (objects/segment.c).
  *
  * Rendezvous regions (gexi_ofi_expose) are registered for remote reads
  * and writes, with a random key like the segment's, and live as long as

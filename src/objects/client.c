@@ -1,4 +1,4 @@
-/* core/client.c -- gex_Client_Init and the job-wide queries.
+/* objects/client.c -- gex_Client_Init and the job-wide queries.
  *
  * Init: start the bootstrap, create this process's shared control region,
  * exchange (host, pid, fd) with every rank, map the control regions of the

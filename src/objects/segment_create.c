@@ -1,10 +1,10 @@
-/* core/segment_create.c -- gex_Segment_Create and gex_Segment_Destroy.
+/* objects/segment_create.c -- gex_Segment_Create and gex_Segment_Destroy.
  *
  * A created segment is a heap object (the gex_Segment_Attach segment lives
  * in gexi_ctx).  Its memory is either the client's (any address and length,
  * used as given) or allocated here as an anonymous shared-memory object,
  * like the attached segment, so that the neighbourhood can map it once it is
- * bound and published (core/segment_bind.c).  Creation is local: nothing is
+ * bound and published (objects/segment_bind.c).  Creation is local: nothing is
  * registered with the network and nothing is exchanged until then.
  *
  * A segment of a device kind (mk/mk.h) lives in that device's memory:
@@ -99,7 +99,7 @@ void gex_Segment_Destroy(gex_Segment_t seg, gex_Flags_t flags) {
   if (seg == GEX_SEGMENT_INVALID) gexi_fatal("gex_Segment_Destroy: GEX_SEGMENT_INVALID");
   if (flags) gexi_fatal("gex_Segment_Destroy: flags 0x%x must be 0", (unsigned)flags);
   /* A segment bound to endpoints of index > 0 is unbound first
-   * (core/segment_bind.c); the primordial endpoint's stays: peers reach it
+   * (objects/segment_bind.c); the primordial endpoint's stays: peers reach it
    * through every team. */
   const char *why = seg->id == GEXI_SEG_ID_ATTACH ? "it is the segment of gex_Segment_Attach"
                     : seg->ep                     ? gexi_segment_unbind(seg)

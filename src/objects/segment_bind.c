@@ -1,4 +1,4 @@
-/* core/segment_bind.c -- binding a created segment to the endpoint and
+/* objects/segment_bind.c -- binding a created segment to the endpoint and
  * publishing it to the other members of a team.
  *
  * What a rank knows about a member's bound segment is its entry in the peer
@@ -6,7 +6,7 @@
  * when the memory is mapped here, the delta to the local mapping ('local'
  * set).  Every table (the job's, the TM-pair's, each team the client made)
  * holds a copy of the entry of each of its members; the job's table is the
- * master, and gexi_peers_sync_locked() (core/team.c) copies what changed
+ * master, and gexi_peers_sync_locked() (objects/team.c) copies what changed
  * into the others.
  *
  * Endpoints of index k > 0 have a master table of their own

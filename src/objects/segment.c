@@ -1,5 +1,5 @@
-/* core/segment.c -- gex_Segment_Attach and the segment queries (segments
- * made by the client: core/segment_create.c and core/segment_bind.c).
+/* objects/segment.c -- gex_Segment_Attach and the segment queries (segments
+ * made by the client: objects/segment_create.c and objects/segment_bind.c).
  *
  * The segment is an anonymous shared-memory object (memfd).  Every process
  * of the node maps every other's segment, and the peer table records, per

@@ -1,4 +1,4 @@
-/* core/team.c -- team (gex_TM_t) queries and rank translation, the list
+/* objects/team.c -- team (gex_TM_t) queries and rank translation, the list
  * of the client's teams whose peer tables follow the job's (TM-pairs:
  * core/ep_pair.c). */
 #include <stdlib.h>
