@@ -262,7 +262,14 @@ struct gexi_context {
   struct gexi_env env;
 
   struct gexi_shm_node *shm;
+  /* Shared memory's poll (transport/shm), set by gex_Client_Init before
+   * anything polls: the core reaches the substrates through pointers. */
+  int (*shm_poll)(int what);
   const struct gexi_net_ops *net; /* NULL: every rank is on this node */
+  /* At process exit, what the network transports would leave behind is
+   * removed (transport/start/net_start.c; set before one starts, read with
+   * __atomic from any thread; NULL: none was started). */
+  void (*net_at_exit)(void);
   struct gexi_ofi *ofi;           /* state of the libfabric transport, if started */
   struct gexi_sock *sock;         /* state of the TCP transport, if started */
 

@@ -7,7 +7,6 @@
 #include <gasnet_tools.h>
 
 #include "core/context.h"
-#include "transport/transport.h"
 
 const char *gasnet_ErrorName(int errval) {
   switch (errval) {
@@ -64,7 +63,8 @@ void gexi_end_process(int code) {
     gexi_tls.ending = 1;
     if (atomic_exchange_explicit(&gexi_ctx.ending, 1, memory_order_acq_rel))
       for (;;) pause();
-    gexi_net_at_exit();
+    void (*net_at_exit)(void) = __atomic_load_n(&gexi_ctx.net_at_exit, __ATOMIC_ACQUIRE);
+    if (net_at_exit) net_at_exit();
   }
   fflush(stdout);
   fflush(stderr);

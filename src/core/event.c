@@ -10,8 +10,7 @@
 #include <string.h>
 
 #include "core/event.h"
-#include "transport/shm/shm.h"
-#include "transport/transport.h"
+#include "core/net_ops.h"
 
 /* Done?  Advances the collectives of this process.  A collective of the
  * shared-memory engine needs no AM, so it never polls for one; a

@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "core/context.h"
-#include "transport/transport.h"
 
 /* on_exit handler, registered once by gex_Client_Init. */
 static void exit_hook(int status, void *arg) {
@@ -40,7 +39,8 @@ static void exit_hook(int status, void *arg) {
    * gexi_end_process, only the first thread that ends the process does. */
   if (status == 0) {
     gexi_tls.ending = 1;
-    if (!atomic_exchange_explicit(&gexi_ctx.ending, 1, memory_order_acq_rel)) gexi_net_at_exit();
+    void (*net_at_exit)(void) = __atomic_load_n(&gexi_ctx.net_at_exit, __ATOMIC_ACQUIRE);
+    if (!atomic_exchange_explicit(&gexi_ctx.ending, 1, memory_order_acq_rel) && net_at_exit) net_at_exit();
   }
 }
 

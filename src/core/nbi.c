@@ -8,7 +8,7 @@
 
 #include "core/complete.h"
 #include "core/context.h"
-#include "transport/transport.h"
+#include "core/net_ops.h"
 
 /* Whether any NBI operation of this thread may be in flight, whatever its
  * kind: the AM-completed counts and the transport's (put, get, rmw), read

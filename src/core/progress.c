@@ -3,8 +3,7 @@
 #include <time.h>
 
 #include "core/context.h"
-#include "transport/shm/shm.h"
-#include "transport/transport.h"
+#include "core/net_ops.h"
 
 /* Empty polls in a row before a waiting thread first yields the CPU, and
  * between its later yields.  Short enough that an oversubscribed node (7
@@ -66,7 +65,7 @@ int gexi_poll(int what) {
   if (GEXI_UNLIKELY(gexi_tls.flush_deferred != NULL) &&
       !gexi_in_handler_or_hsl())
     gexi_tls.flush_deferred();
-  int n = gexi_shm_poll(what);
+  int n = gexi_ctx.shm_poll(what);
   if (gexi_ctx.net) n += gexi_ctx.net->poll(what);
   if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.dev_inflight, memory_order_acquire)))
     n += gexi_ctx.dev_progress();

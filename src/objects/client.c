@@ -170,6 +170,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   memset(&mine, 0, sizeof mine);
   host_identity(mine.host, sizeof mine.host);
   gexi_shm_create_ctrl(&mine);
+  gexi_ctx.shm_poll = gexi_shm_poll;
   struct gexi_proc_info *all = calloc(b->size, sizeof *all);
   if (!all) gexi_fatal("out of memory");
   b->allgather(b, &mine, all, sizeof mine);

@@ -1,4 +1,4 @@
-/* transport/net_start.c -- which network transport a job starts, and its
+/* transport/start/net_start.c -- which network transport a job starts, and its
  * process-exit hook: the only place the core reaches a transport's own
  * entry points (through transport.h).
  *
@@ -47,6 +47,7 @@ static int host_has_rdma(void) {
 #define EXPLICIT 0x80
 
 void gexi_net_start(int one_host) {
+  __atomic_store_n(&gexi_ctx.net_at_exit, gexi_net_at_exit, __ATOMIC_RELEASE);
   const struct gexi_env *env = &gexi_ctx.env;
   int t = env->net_transport;
   if (t == GEXI_NET_DEFAULT && (env->ofi_provider || env->ofi_domain)) t = GEXI_NET_OFI;
