@@ -411,6 +411,38 @@ static int stash_feed(int what) {
   return n;
 }
 
+/* The next datagram of the socket, into lane_rx (under poll_lock): -1
+ * when none waits (lane_unread cleared), 0 when it is dropped (reported
+ * when it fails a check), 1 when it is a peer's: its acknowledgement taken,
+ * its rank in *j and its lane in *l, its length in *len. */
+static int dg_next(gex_Rank_t *j, struct sock_lane **l, size_t *len) {
+  struct gexi_sock *s = S();
+  struct sockaddr_in src;
+  socklen_t sl = sizeof src;
+  ssize_t r = recvfrom(s->ufd, s->lane_rx, sizeof(struct sock_dg) + 65536, MSG_DONTWAIT,
+                       (struct sockaddr *)&src, &sl);
+  if (r < 0) {
+    s->lane_unread = 0;
+    return -1;
+  }
+  const struct sock_dg *h = (const struct sock_dg *)(const void *)s->lane_rx;
+  const char *bad = dg_check(h, (size_t)r, &src);
+  if (bad) {
+    gexi_sock_refuse("dropped a datagram from %s:%u (%s)", inet_ntoa(src.sin_addr),
+                     (unsigned)ntohs(src.sin_port), bad);
+    return 0;
+  }
+  *j = h->from;
+  if (atomic_load_explicit(&s->peers[*j].state, memory_order_acquire) != SOCK_UP) return 0;
+  *l = lane_of(*j);
+  if (h->ack && (bad = acked(*j, *l, h->ack, !h->seq))) {
+    gexi_sock_refuse("dropped a datagram of rank %u (%s)", (unsigned)*j, bad);
+    return 0;
+  }
+  *len = (size_t)r;
+  return 1;
+}
+
 int gexi_sock_lane_poll(int what) {
   struct gexi_sock *s = S();
   int n = 0;
@@ -420,30 +452,14 @@ int gexi_sock_lane_poll(int what) {
   if (GEXI_UNLIKELY(s->stash != NULL)) n += stash_feed(what);
   s->lane_unread = 1;
   for (int b = 0; b < SOCK_LANE_BURST; b++) {
-    struct sockaddr_in src;
-    socklen_t sl = sizeof src;
-    ssize_t r = recvfrom(s->ufd, s->lane_rx, sizeof(struct sock_dg) + 65536, MSG_DONTWAIT,
-                         (struct sockaddr *)&src, &sl);
-    if (r < 0) {
-      s->lane_unread = 0;
-      break;
-    }
-    struct sock_dg *h = (struct sock_dg *)(void *)s->lane_rx;
-    const char *bad = dg_check(h, (size_t)r, &src);
-    if (bad) {
-      gexi_sock_refuse("dropped a datagram from %s:%u (%s)", inet_ntoa(src.sin_addr),
-                       (unsigned)ntohs(src.sin_port), bad);
-      continue;
-    }
-    gex_Rank_t j = h->from;
+    gex_Rank_t j;
+    struct sock_lane *l;
+    size_t len;
+    int got = dg_next(&j, &l, &len);
+    if (got < 0) break;
+    const struct sock_dg *h = (const struct sock_dg *)(const void *)s->lane_rx;
+    if (!got || !h->seq) continue;
     struct sock_peer *p = &s->peers[j];
-    if (atomic_load_explicit(&p->state, memory_order_acquire) != SOCK_UP) continue;
-    struct sock_lane *l = lane_of(j);
-    if (h->ack && (bad = acked(j, l, h->ack, !h->seq))) {
-      gexi_sock_refuse("dropped a datagram of rank %u (%s)", (unsigned)j, bad);
-      continue;
-    }
-    if (!h->seq) continue;
     /* Old (a replay, or resent), or not yet its turn (its peer is busy,
      * or pieces of it wait in the stash): it comes again. */
     if (h->seq != LD(l->rcv_next) || p->busy || l->stashed) {
@@ -463,46 +479,30 @@ int gexi_sock_lane_service(void) {
   /* (bounded, so that a flood does not keep the lock from the program) */
   s->lane_unread = 1;
   for (int b = 0; b < 4 * SOCK_LANE_BURST; b++) {
-    struct sockaddr_in src;
-    socklen_t sl = sizeof src;
-    ssize_t r = recvfrom(s->ufd, s->lane_rx, sizeof(struct sock_dg) + 65536, MSG_DONTWAIT,
-                         (struct sockaddr *)&src, &sl);
-    if (r < 0) {
-      s->lane_unread = 0;
-      break;
-    }
+    gex_Rank_t j;
+    struct sock_lane *l;
+    size_t r;
+    int got = dg_next(&j, &l, &r);
+    if (got < 0) break;
     n++;
-    struct sock_dg *h = (struct sock_dg *)(void *)s->lane_rx;
-    const char *bad = dg_check(h, (size_t)r, &src);
-    if (bad) {
-      gexi_sock_refuse("dropped a datagram from %s:%u (%s)", inet_ntoa(src.sin_addr),
-                       (unsigned)ntohs(src.sin_port), bad);
-      continue;
-    }
-    gex_Rank_t j = h->from;
-    if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) != SOCK_UP) continue;
-    struct sock_lane *l = lane_of(j);
-    if (h->ack && (bad = acked(j, l, h->ack, !h->seq))) {
-      gexi_sock_refuse("dropped a datagram of rank %u (%s)", (unsigned)j, bad);
-      continue;
-    }
-    if (!h->seq) continue;
-    if (h->seq != LD(l->rcv_next) || s->stash_bytes + (size_t)r > SOCK_LANE_STASH_MAX) {
+    const struct sock_dg *h = (const struct sock_dg *)(const void *)s->lane_rx;
+    if (!got || !h->seq) continue;
+    if (h->seq != LD(l->rcv_next) || s->stash_bytes + r > SOCK_LANE_STASH_MAX) {
       owe_ack(j, l, 1); /* (an old one; or no room: it comes again) */
       continue;
     }
-    struct sock_stash *e = malloc(sizeof *e + (size_t)r);
+    struct sock_stash *e = malloc(sizeof *e + r);
     if (!e) {
       owe_ack(j, l, 1);
       continue;
     }
     e->next = NULL;
-    e->len = (size_t)r;
-    memcpy(e + 1, h, (size_t)r);
+    e->len = r;
+    memcpy(e + 1, h, r);
     if (!s->stash) s->stash_end = &s->stash;
     *s->stash_end = e;
     s->stash_end = &e->next;
-    s->stash_bytes += (size_t)r;
+    s->stash_bytes += r;
     l->stashed++;
     ST(l->rcv_next, h->seq + 1);
     owe_ack(j, l, 0);
