@@ -185,22 +185,11 @@ static void check_lists(const char *fn, const gexi_Peer_t *p, gex_Rank_t rank, i
 #endif
 
 /* ---- vector / indexed ------------------------------------------------------------ */
-/* Walk both lists at once; each step copies the largest piece that is
- * contiguous on both sides. */
-static void copy_lists(const vis_list_t *d, intptr_t ddelta, const vis_list_t *s,
-                       intptr_t sdelta) {
-  size_t di = 0, si = 0, doff = 0, soff = 0;
-  for (;;) {
-    while (di < d->count && doff == li_len(d, di)) di++, doff = 0;
-    while (si < s->count && soff == li_len(s, si)) si++, soff = 0;
-    if (di == d->count || si == s->count) return;
-    size_t dl = li_len(d, di) - doff, sl = li_len(s, si) - soff;
-    size_t n = dl < sl ? dl : sl;
-    memcpy((char *)((uintptr_t)li_addr(d, di) + (uintptr_t)ddelta) + doff,
-           (const char *)((uintptr_t)li_addr(s, si) + (uintptr_t)sdelta) + soff, n);
-    doff += n;
-    soff += n;
-  }
+/* One piece of a vector/indexed copy through the mapping (vis_lists_walk):
+ * the deltas of the mapped side, destination then source. */
+static void copy_piece(void *arg, uintptr_t d, uintptr_t s, size_t n) {
+  const intptr_t *delta = arg;
+  memcpy((void *)(d + (uintptr_t)delta[0]), (const void *)(s + (uintptr_t)delta[1]), n);
 }
 
 static gex_Event_t vis_lists(const char *fn, gex_TM_t tm, gex_Rank_t rank, int kind, int is_put,
@@ -217,9 +206,9 @@ static gex_Event_t vis_lists(const char *fn, gex_TM_t tm, gex_Rank_t rank, int k
 #endif
   if (GEXI_LIKELY(vis_direct(p))) {
     if (is_put)
-      copy_lists(d, p->delta, s, 0);
+      vis_lists_walk(d, s, copy_piece, (intptr_t[2]){p->delta, 0});
     else
-      copy_lists(d, 0, s, p->delta);
+      vis_lists_walk(d, s, copy_piece, (intptr_t[2]){0, p->delta});
     if (GEXI_UNLIKELY(vis_pc.handler)) gexi_vis_peer_completion(fn, tm, rank, is_put, flags);
     return GEX_EVENT_INVALID;
   }

@@ -29,6 +29,25 @@ static inline size_t li_len(const vis_list_t *l, size_t i) {
   return l->vec ? l->vec[i].gex_len : l->len;
 }
 
+/* Walk lists d and s at once: each step hands 'piece' the largest run
+ * that is contiguous on both sides (destination and source addresses as
+ * listed, and its length). */
+static inline void vis_lists_walk(const vis_list_t *d, const vis_list_t *s,
+                                  void (*piece)(void *arg, uintptr_t dst, uintptr_t src, size_t n),
+                                  void *arg) {
+  size_t di = 0, si = 0, doff = 0, soff = 0;
+  for (;;) {
+    while (di < d->count && doff == li_len(d, di)) di++, doff = 0;
+    while (si < s->count && soff == li_len(s, si)) si++, soff = 0;
+    if (di == d->count || si == s->count) return;
+    size_t dl = li_len(d, di) - doff, sl = li_len(s, si) - soff;
+    size_t n = dl < sl ? dl : sl;
+    piece(arg, (uintptr_t)li_addr(d, di) + doff, (uintptr_t)li_addr(s, si) + soff, n);
+    doff += n;
+    soff += n;
+  }
+}
+
 enum { VIS_VECTOR, VIS_INDEXED, VIS_STRIDED };
 
 /* One dimension of a normalised strided operation (vis_strided). */

@@ -137,19 +137,7 @@ static inline void vs_piece(vis_send_t *vs, uintptr_t dst, uintptr_t src, size_t
     vs_rma(vs, remote, local, len);
 }
 
-static void vs_lists(vis_send_t *vs, const vis_list_t *d, const vis_list_t *s) {
-  size_t di = 0, si = 0, doff = 0, soff = 0;
-  for (;;) {
-    while (di < d->count && doff == li_len(d, di)) di++, doff = 0;
-    while (si < s->count && soff == li_len(s, si)) si++, soff = 0;
-    if (di == d->count || si == s->count) return;
-    size_t dl = li_len(d, di) - doff, sl = li_len(s, si) - soff;
-    size_t n = dl < sl ? dl : sl;
-    vs_piece(vs, (uintptr_t)li_addr(d, di) + doff, (uintptr_t)li_addr(s, si) + soff, n);
-    doff += n;
-    soff += n;
-  }
-}
+static void vs_list_piece(void *vs, uintptr_t d, uintptr_t s, size_t n) { vs_piece(vs, d, s, n); }
 
 static void vs_strided(vis_send_t *vs, uintptr_t d, uintptr_t s, size_t elem, const dim_t *dims,
                        size_t k) {
@@ -185,7 +173,7 @@ gex_Event_t gexi_vis_remote(const char *fn, gex_TM_t tm, gex_Rank_t rank, const 
   if (op->kind == VIS_STRIDED)
     vs_strided(&vs, op->dstaddr, op->srcaddr, op->elem, op->dims, op->ndims);
   else
-    vs_lists(&vs, &op->dst, &op->src);
+    vis_lists_walk(&op->dst, &op->src, vs_list_piece, &vs);
   vs_flush(&vs);
   free(vs.buf);
   if (vs.nsub) {
