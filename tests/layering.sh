@@ -1,21 +1,17 @@
 #!/usr/bin/env bash
-# tests/layering.sh SRC_DIR [ALLOW] -- the layers of src/ (docs/design.md,
+# tests/layering.sh SRC_DIR -- the layers of src/ (docs/design.md,
 # "Layers"): a file may include headers of its own room and of rooms in
 # lower layers, never of a room above it.  Each room's layer is in the
-# table below.  The
-# includes that still go up are listed in ALLOW (tests/layering.allow),
-# one "FILE -> HEADER" per line: a new upward include fails, and so does a
-# listed one that is gone (the list only shrinks).  Prints each offending
-# line with its file, line and rule, then the cycles left between rooms;
-# status 1 on an offence.  Also kept: no file outside src/transport/
-# includes a network transport's own header (src/transport/<name>/, every
-# <name> but shm): those are reached through src/transport/transport.h.
+# table below.  Prints each offending include with its file, line and
+# rule, and any cycle between rooms; status 1 on either.  Also kept: no
+# file outside src/transport/ includes a network transport's own header
+# (src/transport/<name>/, every <name> but shm): those are reached through
+# src/transport/transport.h.
 set -uo pipefail
-src=${1:?usage: layering.sh SRC_DIR [ALLOW]}
-allow=${2:-$(dirname "$0")/layering.allow}
-exec /usr/bin/env python3 - "$src" "$allow" <<'PY'
+src=${1:?usage: layering.sh SRC_DIR}
+exec /usr/bin/env python3 - "$src" <<'PY'
 import os, re, sys
-src, allow_path = sys.argv[1], sys.argv[2]
+src = sys.argv[1]
 # Layers, bottom up (a fraction orders rooms inside one layer).
 LAYERS = {
     # 0 base: the library's identity
@@ -51,14 +47,7 @@ def room_of(rel):
 def layer_of(rel):
     return LAYERS.get(room_of(rel))
 
-allowed = set()
-if os.path.exists(allow_path):
-    for l in open(allow_path):
-        l = l.split("#", 1)[0].strip()
-        if l:
-            allowed.add(l)
-
-bad, seen, unknown = [], set(), set()
+bad, unknown = [], set()
 edges = {}
 for d, _, files in os.walk(src):
     for f in sorted(files):
@@ -91,11 +80,8 @@ for d, _, files in os.walk(src):
                 continue
             if them <= me or room_of(inc) == room_of(rel):
                 continue
-            key = f"{rel} -> {inc}"
-            seen.add(key)
-            if key not in allowed:
-                bad.append(f"{rel}:{n}: includes {inc}: {room_of(rel)} (layer {NAMES[int(me)]}) "
-                           f"may not include {room_of(inc)} (layer {NAMES[int(them)]}, above it)")
+            bad.append(f"{rel}:{n}: includes {inc}: {room_of(rel)} (layer {NAMES[int(me)]}) "
+                       f"may not include {room_of(inc)} (layer {NAMES[int(them)]}, above it)")
 
 status = 0
 if unknown:
@@ -104,11 +90,6 @@ if unknown:
 if bad:
     print("layering: FAIL: includes that go up a layer:")
     print("\n".join(bad))
-    status = 1
-gone = sorted(allowed - seen)
-if gone:
-    print(f"layering: FAIL: listed in {allow_path} but no longer there (remove them):")
-    print("\n".join(gone))
     status = 1
 
 # Cycles between rooms (strongly connected components of the room graph).
@@ -133,13 +114,10 @@ sys.setrecursionlimit(10000)
 for v in sorted(set(edges) | {w for ws in edges.values() for w in ws}):
     if v not in index:
         visit(v)
-print(f"layering: {len(seen & allowed)} includes still go up a layer, listed in "
-      f"{os.path.basename(allow_path)} (to be removed)")
 for c in sccs:
-    print(f"layering: rooms in one include cycle ({len(c)}): {' '.join(c)}")
-if not sccs:
-    print("layering: no include cycle between rooms")
+    print(f"layering: FAIL: rooms in one include cycle ({len(c)}): {' '.join(c)}")
+    status = 1
 if status == 0:
-    print("layering: ok: no include goes up a layer beyond the listed ones")
+    print("layering: ok: no include goes up a layer, no include cycle between rooms")
 sys.exit(status)
 PY

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "bootstrap/bootstrap.h"
+#include "core/boot_ops.h"
 #include "core/env.h"
 
 struct gexi_shm_node; /* transport/shm: this node's mapped regions */
@@ -169,7 +169,11 @@ struct gexi_co_kind;
 struct gexi_am_upcalls; /* transport/am_wire.h */
 struct gexi_context {
   _Atomic int initialized;
-  gexi_bootstrap_t *boot;
+  gexi_bootstrap_t *boot; /* the running bootstrap (core/boot_ops.h); NULL before init */
+  /* The bootstrap's end before gex_Client_Init, when boot is still NULL:
+   * set where gexi_ctx is defined (objects/context_storage.c), so that the
+   * link that brings in the context brings in the bootstrap too. */
+  gexi_boot_end_early_fn boot_end_early;
   gex_Rank_t rank, size;
   int verbose_errors;
 

@@ -82,7 +82,7 @@ void gexi_fatal(const char *fmt, ...) {
   va_end(ap);
   backtrace_if_requested();
   if (gexi_ctx.boot) gexi_ctx.boot->notify_abort(gexi_ctx.boot, 1);
-  else gexi_bootstrap_end_before_init(1, 1); /* a job of gexrun still ends as an abort */
+  else if (gexi_ctx.boot_end_early) gexi_ctx.boot_end_early(1, 1); /* a job of gexrun still ends as an abort */
   gexi_end_process(1);
 }
 

@@ -14,6 +14,6 @@ void gasnet_exit(int exitcode) {
       !gexi_in_handler_or_hsl())
     gexi_settle_slow(GEXI_EXIT_SETTLE_MS);
   if (gexi_ctx.boot) gexi_ctx.boot->notify_exit(gexi_ctx.boot, exitcode);
-  else gexi_bootstrap_end_before_init(0, exitcode); /* before gex_Client_Init: the code stays */
+  else if (gexi_ctx.boot_end_early) gexi_ctx.boot_end_early(0, exitcode); /* before gex_Client_Init: the code stays */
   gexi_end_process(exitcode);
 }

@@ -13,6 +13,7 @@
 #include "am/am.h"
 #include "am/am_coalesce.h"
 #include "atomic/ad_am.h"
+#include "bootstrap/bootstrap.h"
 #include "core/context.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
