@@ -95,7 +95,6 @@ uint16_t gexi_sock_lane_open(void) {
   /* Room for bursts from many peers (the kernel caps it at net.core.rmem_max). */
   int rb = 4 << 20;
   (void)setsockopt(s->ufd, SOL_SOCKET, SO_RCVBUF, &rb, sizeof rb);
-  gexi_sock_watch(s->ufd, SOCK_EV_LANE, 0);
   atomic_store_explicit(&s->lane_next_rto, UINT64_MAX, memory_order_relaxed);
   s->lane_owed_due = UINT64_MAX;
   return a.sin_port;
