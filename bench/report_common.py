@@ -54,7 +54,7 @@ FULL = {
     "fi_pingpong": "50000",
     "prov-testsmall": "5000 8 A",
     "prov-testam": "5000 1 A",
-    # the round trips under load (bench/report_load.py): rounds, iterations
+    # the crowded cores (bench/report_load.py): rounds, iterations
     "load-rounds": 5,
     "load-iters": 1000,
     **report_ref.ITERS_FULL,

@@ -1,21 +1,32 @@
-"""bench/report_load.py -- bench/report's round trips under load.
+"""bench/report_load.py -- bench/report's crowded cores.
 
-With the machine's cores kept busy by processes that spin (started here, at
-the job's own priority, and killed when the runs end), two same-source
-network programs run for both libraries, interleaved, for several rounds:
+Two crowds, each run for both libraries (the same sources, built by
+bench/report_ref.py), interleaved, for several rounds, on one host and over
+the network (libgex over its sock transport, the reference over its udp
+conduit, both on loopback with GASNET_SUPERNODE_MAXSIZE=1):
 
-  gex-testsmall ITERS 8 A   8-byte blocking Put (a round trip)
-  gex-testam ITERS 1 A      AM Short Request + Reply round trip
+  busy          PROCS processes spin beside a 2-rank job (started here, at
+                the job's own priority, and killed when its runs end):
+                  gex-testsmall ITERS 8 A   8-byte blocking Put round trip
+                  gex-testam ITERS 1 A      AM Short Request + Reply round trip
+  outnumbered   4 and 7 ranks on the machine's cores, nothing else running:
+                  gex-testam ITERS 1 A      AM Short Request + Reply round
+                                            trip, the slowest pair's
+                  gex-testbarrier ITERS A   barrier latency, the slowest
+                                            rank's mean
+                  testacc ITERS             the reference's own lock ring
+                                            (blocking 4-byte Gets and Puts,
+                                            GEX_REFERENCE_TESTS_DIR): wall
+                                            time of ITERS rounds less that of
+                                            one, per lock handoff
 
-libgex over its sock transport, the reference GASNet-EX over its udp
-conduit, both on loopback with GASNET_SUPERNODE_MAXSIZE=1: the programs and
-the command lines of bench/report_ref.py's "network" runs.  Every round's
-figure is kept; the table gives each library's median and range and the
-ratio of the medians, against the target of libgex within 1.5x of the
-reference measured beside it.
+Every round's figure is kept; the table gives each library's median and
+range over the rounds (the maximum is the tail a user meets) and the ratio
+of the medians, against the row's target where it has one.
 """
 
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -24,9 +35,20 @@ import time
 import report_ref
 
 SPIN = "while True: pass"
-PROGS = (("gex-testsmall", "8 A", "Put (blocking)", 8, "8-byte blocking Put"),
-         ("gex-testam", "1 A", "AM Short ping-pong Req/Rep us/op", 0, "AM Short Request + Reply"))
-TARGET = 1.5
+ONNODE, NETWORK = report_ref.ONNODE, report_ref.NETWORK
+OUTNUMBER = (4, 7)
+# (crowd, program, arguments after ITERS, what the row measures)
+RUNS = (("busy", "gex-testsmall", "8 A", "8-byte blocking Put (over the network a round trip)"),
+        ("busy", "gex-testam", "1 A", "AM Short Request + Reply round trip"),
+        ("outnumbered", "gex-testam", "1 A", "AM Short Request + Reply round trip"),
+        ("outnumbered", "gex-testbarrier", "A", "barrier"),
+        ("outnumbered", "testacc", "", "lock handoff (reference's `testacc`)"))
+# Targets, as libgex's median over the reference's: (crowd, program,
+# where) -> at most.  Rows without one are measured only.
+TARGETS = {("busy", "gex-testam", ONNODE): 1.0, ("busy", "gex-testsmall", NETWORK): 1.0,
+           ("outnumbered", "gex-testam", ONNODE): 1.0, ("outnumbered", "gex-testbarrier", ONNODE): 1.0,
+           ("outnumbered", "testacc", NETWORK): 1.5}
+RE_US = re.compile(r"^A: .*?([0-9]+(?:\.[0-9]+)?) us(?:/op| ave\.)", re.M)
 
 
 class Spinners:
@@ -44,77 +66,115 @@ class Spinners:
         self.procs = []
 
 
-def plan(build, notes, iters):
-    """[(lib, prog, series, size, label, cmd, env)] of the loaded runs, or
-    ([], why not)."""
-    runs, why = [], None
-    for prog, args, series, size, label in PROGS:
-        for lib in report_ref.LIBS:
-            cmd, env, why_not = report_ref.network_run(build, notes, lib, prog, [str(iters)] + args.split())
-            if why_not:
-                why = why or why_not
-                continue
-            runs.append((lib, prog, series, size, label, cmd, dict(os.environ, **env)))
-    return runs, why
-
-
-def run(build, notes, rounds, procs, iters, Results, parse, say, rawdir):
-    """Runs the loaded rounds; returns the table's data (a dict), which
-    table() turns into Markdown."""
-    runs, why = plan(build, notes, iters)
-    out = {"rounds": rounds, "procs": procs, "cores": os.cpu_count() or 1, "why": why, "values": {},
-           "failed": {}}
-    if not runs:
-        out["why"] = why or "no program to run"
-        return out
-    say("== under load: %d spinning processes, %d rounds of %d runs" % (procs, rounds, len(runs)))
-    spin = Spinners(procs)
-    try:
-        time.sleep(2)  # the spinners get going (a start, not a synchronisation)
-        for r in range(rounds):
-            order = runs[r % len(runs):] + runs[:r % len(runs)]
-            for lib, prog, series, size, label, cmd, env in order:
-                key = (lib, label)
-                if key in out["failed"]:
-                    continue
-                say("  round %d/%d: %s %s ..." % (r + 1, rounds, lib, prog))
-                rc, text = report_ref._sh(cmd, env=env, timeout=300)
-                with open(os.path.join(rawdir, "raw-load-%s-%s-r%d.txt" % (lib, prog, r + 1)), "w") as f:
-                    f.write("$ " + " ".join(cmd) + "\n" + text)
-                path = report_ref.path_of(lib, report_ref.NETWORK, 2)
-                res = Results()
-                try:
-                    if rc != 0:
-                        raise ValueError("exit status %d: %s" % (rc, report_ref._last_line(text)))
-                    parse("ss:" + prog, path, text, res)
-                    v = res.best("%s %s" % (path, series)).get(size)
-                    if v is None:
-                        raise ValueError("no %d-byte figure in the output" % size)
-                except ValueError as e:
-                    out["failed"][key] = str(e)
-                    say("        failed: %s" % e)
-                    continue
-                out["values"].setdefault(key, []).append(v)
-                say("        %.3f us" % v)
-        out["load"] = "%.2f" % os.getloadavg()[0]
-    finally:
-        spin.stop()
+def _rows():
+    """Every (crowd, where, ranks, program, arguments, label) measured."""
+    out = []
+    for crowd, prog, args, label in RUNS:
+        for where in (ONNODE, NETWORK):
+            for ranks in ((2,) if crowd == "busy" else OUTNUMBER):
+                out.append((crowd, where, ranks, prog, args, label))
     return out
 
 
-def _cell(data, lib, label):
-    """(median or None, the table cell) of lib's runs of label."""
-    v = data["values"].get((lib, label))
+def _figure(prog, text, wall, wall_one, iters, ranks):
+    """Microseconds of one run (ValueError when the output has none)."""
+    if prog == "testacc":
+        if wall_one is None:
+            raise ValueError("its one-iteration run failed")
+        return max(wall - wall_one, 0.0) * 1e6 / ((iters - 1) * ranks)
+    v = [float(x) for x in RE_US.findall(text)]
     if not v:
-        why = data["failed"].get((lib, label))
-        return None, "failed: %s" % why if why else "—"
+        raise ValueError("no section A figure in the output")
+    return max(v)
+
+
+def _run(build, notes, lib, row, iters, rawdir, tag):
+    """(text, wall seconds) of one run, or raises ValueError."""
+    crowd, where, ranks, prog, args, _ = row
+    cmd, env, why = report_ref.run_of(build, notes, lib, prog, [str(iters)] + args.split(), where, ranks)
+    if why:
+        raise LookupError(why)
+    t0 = time.monotonic()
+    rc, text = report_ref._sh(cmd, env=dict(os.environ, **env), timeout=300)
+    wall = time.monotonic() - t0
+    with open(os.path.join(rawdir, "raw-crowd-%s-%s-%s-%d-%s-%s.txt" % (crowd, lib, where, ranks, prog, tag)),
+              "w") as f:
+        f.write("$ " + " ".join(cmd) + "\n" + text)
+    if rc != 0:
+        raise ValueError("exit status %d: %s" % (rc, report_ref._last_line(text)))
+    why = report_ref.check_path(where, ranks, text)
+    if why:
+        raise ValueError(why)
+    return text, wall
+
+
+def run(build, notes, rounds, procs, iters, say, rawdir):
+    """Runs the crowded rounds; returns the table's data (a dict), which
+    table() turns into Markdown."""
+    rows = _rows()
+    out = {"rounds": rounds, "procs": procs, "cores": os.cpu_count() or 1, "iters": iters, "values": {},
+           "failed": {}, "why": notes.get("same-source")}
+    if out["why"]:
+        return out
+    for crowd in ("busy", "outnumbered"):
+        mine = [r for r in rows if r[0] == crowd]
+        say("== crowded cores, %s: %d rounds of %d runs%s" % (
+            crowd, rounds, 2 * len(mine), ", %d spinning processes" % procs if crowd == "busy" else ""))
+        spin = Spinners(procs) if crowd == "busy" else None
+        try:
+            if spin:
+                time.sleep(2)  # the spinners get going (a start, not a synchronisation)
+            for r in range(rounds):
+                for i, row in enumerate(mine):
+                    libs = report_ref.LIBS if (r + i) % 2 == 0 else report_ref.LIBS[::-1]
+                    for lib in libs:
+                        key = (lib,) + row[:4]
+                        if key in out["failed"]:
+                            continue
+                        say("  round %d/%d: %s %s %d ranks %s ..." % (r + 1, rounds, lib, row[1], row[2], row[3]))
+                        try:
+                            one = None
+                            if row[3] == "testacc":
+                                try:
+                                    one = _run(build, notes, lib, row, 1, rawdir, "r%d-one" % (r + 1))[1]
+                                except ValueError:
+                                    one = None
+                            text, wall = _run(build, notes, lib, row, iters, rawdir, "r%d" % (r + 1))
+                            v = _figure(row[3], text, wall, one, iters, row[2])
+                        except LookupError as e:
+                            out["failed"][key] = "not built: %s" % e
+                            say("        skipped: %s" % e)
+                            continue
+                        except ValueError as e:
+                            out["failed"][key] = str(e)
+                            say("        failed: %s" % e)
+                            continue
+                        out["values"].setdefault(key, []).append(v)
+                        say("        %.3f us" % v)
+            out["load-" + crowd] = "%.2f" % os.getloadavg()[0]
+        finally:
+            if spin:
+                spin.stop()
+    return out
+
+
+def _us(v):
+    return "%.0f" % v if v >= 1000 else "%.3g" % v
+
+
+def _cell(data, key):
+    """(median or None, the table cell) of the runs of key."""
+    v = data["values"].get(key)
+    if not v:
+        why = data["failed"].get(key)
+        return None, "%s" % why if why else "—"
     m = statistics.median(v)
-    return m, "%.1f (%.1f–%.1f)" % (m, min(v), max(v))
+    return m, "%s (%s–%s)" % (_us(m), _us(min(v)), _us(max(v)))
 
 
 def table(L, data):
-    """The "Round trips under load" section."""
-    L.append("### Round trips under load")
+    """The "Crowded cores" section."""
+    L.append("### Crowded cores")
     L.append("")
     if data is None:
         L.append("(not measured: bench/report --no-load)")
@@ -124,23 +184,32 @@ def table(L, data):
         L.append("(not measured: %s)" % (data["why"] or "every run failed"))
         L.append("")
         return
-    L.append("With %d processes spinning on the %d cores (started by the report at the job's own priority; "
-             "load average over 1 minute at the end of the runs: %s), the same-source network programs "
-             "run for both libraries, interleaved, %d round%s: libgex over its sock transport, the reference "
-             "GASNet-EX over its udp conduit, both on loopback with `GASNET_SUPERNODE_MAXSIZE=1` "
-             "(`gex-testsmall N 8 A`, `gex-testam N 1 A`; bench/report_load.py). Microseconds per round "
-             "trip: median over the rounds (range). The target is libgex within %.1f× of the reference "
-             "measured beside it." % (data["procs"], data["cores"], data.get("load", "?"), data["rounds"],
-                                      "s" if data["rounds"] > 1 else "", TARGET))
+    L.append("The same sources built against both libraries, interleaved, %d round%s (bench/report_load.py): "
+             "**busy**, %d processes spinning on the %d cores beside a 2-rank job (started by the report at "
+             "the job's own priority; load average over 1 minute at the end: %s); **outnumbered**, 4 and 7 "
+             "ranks on the %d cores and nothing else (load average at the end: %s). On one host through "
+             "shared memory, and over the network: libgex over its sock transport, the reference over its udp "
+             "conduit, both on loopback with `GASNET_SUPERNODE_MAXSIZE=1`. ITERS %d: `gex-testsmall ITERS 8 A`, "
+             "`gex-testam ITERS 1 A` (the slowest pair), `gex-testbarrier ITERS A` (the slowest rank's mean), "
+             "and the reference's own `testacc ITERS` (a lock passed around the ranks with blocking 4-byte Gets "
+             "and Puts: wall time of ITERS rounds less that of one, per handoff). Microseconds: median over "
+             "the rounds (minimum–maximum); the ratio is of the medians." % (
+                 data["rounds"], "s" if data["rounds"] > 1 else "", data["procs"], data["cores"],
+                 data.get("load-busy", "?"), data["cores"], data.get("load-outnumbered", "?"), data["iters"]))
     L.append("")
-    L.append("| round trip | libgex, sock | reference, udp | libgex ÷ reference | within %.1f× |" % TARGET)
-    L.append("| --- | ---: | ---: | ---: | --- |")
-    for _, _, _, _, label in PROGS:
-        g, gcell = _cell(data, "libgex", label)
-        r, rcell = _cell(data, "reference", label)
-        if g and r:
-            ratio, verdict = "%.3g×" % (g / r), "yes" if g / r <= TARGET else "**no**"
+    L.append("| crowd | path | ranks | what | libgex | reference | libgex ÷ reference | target |")
+    L.append("| --- | --- | ---: | --- | ---: | ---: | ---: | --- |")
+    for crowd, where, ranks, prog, _, label in _rows():
+        g, gcell = _cell(data, ("libgex", crowd, where, ranks, prog))
+        r, rcell = _cell(data, ("reference", crowd, where, ranks, prog))
+        t = TARGETS.get((crowd, prog, where))
+        ratio = "%s×" % _us(g / r) if g and r else "—"
+        if t is None:
+            verdict = "—"
+        elif g and r:
+            verdict = "≤ %.3g×: %s" % (t, "met" if g / r <= t else "**not met**")
         else:
-            ratio, verdict = "—", "not measured" + (": " + data["why"] if data["why"] and not r else "")
-        L.append("| %s | %s | %s | %s | %s |" % (label, gcell, rcell, ratio, verdict))
+            verdict = "≤ %.3g×: not measured" % t
+        L.append("| %s | %s | %d | %s | %s | %s | %s | %s |" % (crowd, where, ranks, label, gcell, rcell, ratio,
+                                                              verdict))
     L.append("")

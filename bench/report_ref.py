@@ -45,6 +45,9 @@ RUNS = [(ONNODE, 2, "gex-testsmall", "ss-small"), (ONNODE, 2, "gex-testlarge", "
         (NETWORK, 2, "gex-testsmall", "ss-net-small"), (NETWORK, 2, "gex-testlarge", "ss-net-flood"),
         (NETWORK, 2, "gex-testam", "ss-net-am")]
 REF_RUNS = [(w, 2, p, "rs-%s%s" % ("net-" if w == NETWORK else "", p)) for w in (ONNODE, NETWORK) for p in REF_PROGS]
+# Built for the crowded-cores runs (bench/report_load.py) only: (where,
+# program, from the reference's tests/).
+LOAD_BUILDS = [(NETWORK, "gex-testbarrier", False), (ONNODE, "testacc", True), (NETWORK, "testacc", True)]
 ITERS_FULL = {
     "ss-small": "50000 8 AB", "ss-flood": "200000 8 E", "ss-am": "50000 1 AC", "ss-barrier": "50000 ACD",
     "ss-coll": "50000 8 ABD", "ss-barrier4": "10000 ACD", "ss-coll4": "10000 8 ABD",
@@ -168,10 +171,19 @@ def plan(build, it, Config, configs, notes, say):
     if tests:
         runs += [(w, n, p, k, os.path.join(tests, p + ".c"), "-I" + tests) for w, n, p, k in REF_RUNS]
     built = {}
+    for where, prog, ref_test in LOAD_BUILDS:
+        if ref_test and not tests:
+            continue
+        src, extra = ((os.path.join(tests, prog + ".c"), "-I" + tests) if ref_test
+                      else (os.path.join(bench_dir, GEX_PROGS[prog]), "-I" + bench_dir))
+        for lib in LIBS:
+            exe = _exe(build, lib, where, prog)
+            say("  building %s against %s (%s-par.mak)" % (prog, lib, _conduit(lib, where)))
+            built[exe] = _build(work, maks[(lib, where)], src, exe, extra)
     for where, ranks, prog, key, src, extra in runs:
         for lib in LIBS:
-            conduit = "smp" if where == ONNODE else ("udp" if lib == "reference" else "ofi")
-            exe = os.path.join(work, "%s-%s" % (lib, conduit), prog)
+            conduit = _conduit(lib, where)
+            exe = _exe(build, lib, where, prog)
             if exe not in built:
                 say("  building %s against %s (%s-par.mak)" % (prog, lib, conduit))
                 built[exe] = _build(work, maks[(lib, where)], src, exe, extra)
@@ -190,18 +202,25 @@ def plan(build, it, Config, configs, notes, say):
                               optional=True))
 
 
-def network_run(build, notes, lib, prog, args):
-    """(command, extra environment, None) of a network run of the
-    same-source program prog for lib, as plan() built it; or (None, None,
-    why not)."""
+def _conduit(lib, where):
+    """The conduit whose fragment builds lib's programs for where."""
+    return "smp" if where == ONNODE else ("udp" if lib == "reference" else "ofi")
+
+
+def _exe(build, lib, where, prog):
+    return os.path.join(build, "bench-report", "same-source", "%s-%s" % (lib, _conduit(lib, where)), prog)
+
+
+def run_of(build, notes, lib, prog, args, where=NETWORK, ranks=2):
+    """(command, extra environment, None) of a run of the same-source
+    program prog for lib, as plan() built it; or (None, None, why not)."""
     if "same-source" in notes:
         return None, None, notes["same-source"]
-    conduit = "udp" if lib == "reference" else "ofi"
-    exe = os.path.join(build, "bench-report", "same-source", "%s-%s" % (lib, conduit), prog)
+    exe = _exe(build, lib, where, prog)
     if not os.access(exe, os.X_OK):
         return None, None, "%s was not built" % exe
     prefix = os.path.join(build, "bench-report", "prefix")
-    cmd, env = _launch(lib, notes["same-source-ref"], prefix, NETWORK, 2, exe, args)
+    cmd, env = _launch(lib, notes["same-source-ref"], prefix, where, ranks, exe, args)
     return cmd, env, None
 
 
