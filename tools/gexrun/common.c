@@ -504,3 +504,18 @@ int gx_signals_setup(struct sigaction *old_pipe, struct sigaction *old_chld) {
   if (sfd < 0) fprintf(stderr, "gexrun: signalfd: %s\n", strerror(errno));
   return sfd;
 }
+
+int gx_drain_signals(int sfd, void (*on)(int sig, void *arg), void *arg) {
+  struct signalfd_siginfo si[16];
+  int chld = 0;
+  for (;;) {
+    ssize_t n = read(sfd, si, sizeof si);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (size_t i = 0; i < (size_t)n / sizeof *si; i++) {
+      if (si[i].ssi_signo == SIGCHLD) chld = 1;
+      else on((int)si[i].ssi_signo, arg);
+    }
+  }
+  return chld;
+}

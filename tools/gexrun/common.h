@@ -115,6 +115,11 @@ int gx_check_capacity(int nranks, int fds_per_rank, struct rlimit *old_nofile, c
  * SIGTERM, SIGHUP), ignore SIGPIPE, and return a signalfd for them.  The old
  * dispositions of SIGPIPE and SIGCHLD are saved for the children. */
 int gx_signals_setup(struct sigaction *old_pipe, struct sigaction *old_chld);
+/* Read every signal waiting on that signalfd: on(sig, arg) for each but
+ * SIGCHLD, in the order they came; returns whether a SIGCHLD was among them
+ * (the caller then reaps, after the terminating signals were seen, so that
+ * the exits they cause are not taken for deaths). */
+int gx_drain_signals(int sfd, void (*on)(int sig, void *arg), void *arg);
 
 /* The value of an environment variable, or NULL when unset or empty. */
 const char *gx_env_string(const char *name);

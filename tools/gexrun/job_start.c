@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,20 +48,14 @@ static void on_signal(int sig) {
   set_deadline(KILL_GRACE_MS);
 }
 
+static void on_signal_cb(int sig, void *arg) {
+  (void)arg;
+  on_signal(sig);
+}
+
 void handle_signals(int sfd) {
-  struct signalfd_siginfo si[16];
-  int chld = 0;
-  for (;;) {
-    ssize_t n = read(sfd, si, sizeof si);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    /* Terminating signals first, so that exits they cause are not deaths. */
-    for (size_t i = 0; i < (size_t)n / sizeof *si; i++) {
-      if (si[i].ssi_signo == SIGCHLD) chld = 1;
-      else on_signal((int)si[i].ssi_signo);
-    }
-  }
-  if (chld) reap();
+  /* Terminating signals first, so that exits they cause are not deaths. */
+  if (gx_drain_signals(sfd, on_signal_cb, NULL)) reap();
 }
 
 static int spawn_local(int r) {

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,6 +66,11 @@ static void lost_gexrun(struct proxy *p) {
   if (p->orphaned) return;
   p->orphaned = 1;
   kill_ranks(p, SIGKILL);
+}
+
+static void on_signal_lost(int sig, void *arg) {
+  (void)sig;
+  lost_gexrun(arg);
 }
 
 /* Relay what rank i wrote on its socket (0) or stdout/stderr (1, 2). */
@@ -329,20 +333,8 @@ int gx_proxy_main(void) {
       kill_ranks(p, SIGKILL);
       return 1;
     }
-    if (pfd[0].revents) {
-      struct signalfd_siginfo si[16];
-      int chld = 0;
-      for (;;) {
-        ssize_t n = read(sfd, si, sizeof si);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        for (size_t i = 0; i < (size_t)n / sizeof *si; i++) {
-          if (si[i].ssi_signo == SIGCHLD) chld = 1;
-          else lost_gexrun(p); /* the remote session ends: so do the ranks */
-        }
-      }
-      if (chld) reap(p);
-    }
+    /* A terminating signal: the remote session ends, and so do the ranks. */
+    if (pfd[0].revents && gx_drain_signals(sfd, on_signal_lost, p)) reap(p);
     for (int q = 1; q < np; q++) {
       if (!pfd[q].revents) continue;
       if (who[q] == -1) {
