@@ -233,7 +233,8 @@ struct sock_lane {
    * peer's tx_lock; want_tcp: the connection is to be started by a poll. */
   uint64_t cut;
   _Atomic uint8_t want_tcp;
-  unsigned full; /* times a write found the window full (SOCK_LANE_FULL_CUT) */
+  unsigned full;      /* windows found full of bytes (SOCK_LANE_FULL_CUT) */
+  uint64_t full_next; /* snd_next when the last was counted: the next counts once it is acked */
   /* Its pieces in the stash, not handled yet (under poll_lock): until
    * they are, its next pieces wait (sock_lane.c, "The keeper"). */
   unsigned stashed;
@@ -257,9 +258,10 @@ struct sock_stash {
  * request); two pieces, or one that came again, are acknowledged at the
  * end of the poll.  Well below SOCK_LANE_RTO_MIN_NS. */
 #define SOCK_LANE_ACK_DELAY_NS (1000ull * 1000ull)
-/* A lane whose window was found full this many times (a stream, not an
- * exchange of small messages) ends as for a bulk frame: the rest of the
- * stream goes over a TCP connection. */
+/* A lane whose window was found full of bytes (SOCK_LANE_WINDOW) this
+ * many times, each window counted once (a stream of 2 MiB or more, not an
+ * exchange or a burst of small messages), ends as for a bulk frame: the
+ * rest of the stream goes over a TCP connection. */
 #define SOCK_LANE_FULL_CUT 32
 /* Frames longer than this go over TCP (they and all after them). */
 #define SOCK_LANE_BULK ((size_t)8 << 10)

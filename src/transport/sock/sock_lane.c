@@ -215,9 +215,17 @@ ssize_t gexi_sock_lane_write(gex_Rank_t j, const struct iovec *iov, int n) {
   while (k < n) {
     if (taken == room) break;
     if (l->snd_next - l->snd_una >= SOCK_LANE_SLOTS || l->inflight >= SOCK_LANE_WINDOW) {
-      /* A stream that keeps the window full goes on over TCP (its bytes
-       * cost a MAC each here, and a TCP connection moves them faster). */
-      if (++l->full == SOCK_LANE_FULL_CUT && l->cut == UINT64_MAX) gexi_sock_lane_cut(j);
+      /* A stream that keeps the window full of bytes goes on over TCP
+       * (its bytes cost a MAC each here, and a TCP connection moves them
+       * faster).  A window counts once, however many writes find it
+       * full, and the next only once all of it is acknowledged: a burst
+       * of a few thousand AM Shorts (what a benchmark's warm-up sends) is
+       * a few windows, and the lane keeps its shorter round trip for the
+       * exchanges after it. */
+      if (l->inflight >= SOCK_LANE_WINDOW && l->snd_una >= l->full_next) {
+        l->full_next = l->snd_next;
+        if (++l->full == SOCK_LANE_FULL_CUT && l->cut == UINT64_MAX) gexi_sock_lane_cut(j);
+      }
       break;
     }
     size_t piece = 0; /* gather the next piece from the iovecs */
