@@ -17,12 +17,24 @@
 #define GEXI_SPINS_BEFORE_YIELD 64
 #define GEXI_SPINS_BETWEEN_YIELDS 16
 /* Yields in a row after which a thread whose every peer is off-node sleeps
- * on the network (up to GEXI_BLOCK_US) instead of yielding: all its work
- * then arrives through the network transport, whose wait object wakes it.
- * With on-node peers it keeps yielding (shared-memory queues have no wait
- * object). */
+ * on the network (up to GEXI_BLOCK_US) instead of yielding, in the mode
+ * yield: all its work then arrives through the network transport, whose
+ * wait object wakes it.  With on-node peers it keeps yielding
+ * (shared-memory queues have no wait object). */
 #define GEXI_YIELDS_BEFORE_BLOCK 3
 #define GEXI_BLOCK_US 1000
+/* auto, every peer off-node: a yield that comes back within this long
+ * found no other thread wanting the core, and the wait goes on polling
+ * without sleeping; one that was away longer (another thread ran: a time
+ * slice is a millisecond or more) makes the next idle moment sleep on
+ * the network.  So two ranks on free cores spin through a ping-pong, as
+ * the reference does -- a sleep's wake-up may move the woken rank onto
+ * its peer's core, and a round trip of 6 us took 9 to 13 -- while a rank
+ * whose core others want sleeps and is woken by its message. */
+#define GEXI_YIELD_AWAY_NS 20000
+/* On an oversubscribed host, how long a thread's polls may find nothing
+ * before its wait sleeps on the network (it yields until then). */
+#define GEXI_EAGER_IDLE_NS (1000ull * 1000ull)
 
 uint64_t gexi_now_ns(void) {
   struct timespec ts;
@@ -97,7 +109,8 @@ static inline void idle(bool may_sleep) {
    * stays on its core took milliseconds instead of a microsecond
    * (docs/design.md, "Waiting without starving others").  Without
    * neighbours, every message comes through the network, whose descriptor
-   * wakes a sleeping rank: auto then yields and sleeps as yield does.
+   * wakes a sleeping rank: auto then yields, and sleeps once a yield shows
+   * that another thread wants the core (GEXI_YIELD_AWAY_NS).
    * 'eager' counts the job's ranks in every namespace of the machine, so
    * ranks in namespaces standing for hosts do not spin against each other
    * (another job's ranks still can). */
@@ -108,16 +121,36 @@ static inline void idle(bool may_sleep) {
     const bool can_block = may_sleep && gexi_ctx.net && gexi_ctx.net->block &&
                            gexi_ctx.nbrhd_size == 1 &&
                            !atomic_load_explicit(&gexi_ctx.dev_inflight, memory_order_relaxed);
-    /* An oversubscribed host yields first even in block mode: the ranks with
-     * work there are mostly this job's, runnable on this host, and a yield
-     * hands them the core sooner than a sleep whose wake-up must be
-     * scheduled (a lock passed around four ranks on two cores: 0.23 ms a
-     * handoff against 0.42). */
-    if (can_block && ((mode == GEXI_WAIT_BLOCK && !eager) ||
-                      ++gexi_tls.idle_yields >= GEXI_YIELDS_BEFORE_BLOCK)) {
+    if (can_block && eager) {
+      /* An oversubscribed host yields, whatever the mode, until the thread
+       * has been idle for GEXI_EAGER_IDLE_NS: the ranks with work there
+       * are mostly this job's, runnable on this host, and a yield hands
+       * them the core sooner than a sleep whose wake-up must be scheduled
+       * (the reference's testacc, a lock passed around four ranks on two
+       * cores, took 1.4 times the reference's time when each wait slept
+       * after three yields, and 0.7 times when it only yielded).  A wait
+       * that lasts longer -- a barrier among a thousand ranks -- sleeps,
+       * so that the ranks with work get the cores. */
+      const uint64_t now = gexi_now_ns();
+      if (gexi_tls.idle_yields++ == 0) gexi_tls.idle_since = now;
+      if (now - gexi_tls.idle_since >= GEXI_EAGER_IDLE_NS) {
+        gexi_tls.net_sleeps++;
+        gexi_ctx.net->block(GEXI_BLOCK_US);
+      } else {
+        gexi_tls.yields++;
+        sched_yield();
+      }
+    } else if (can_block && (mode == GEXI_WAIT_BLOCK ||
+                             ++gexi_tls.idle_yields >= GEXI_YIELDS_BEFORE_BLOCK)) {
       gexi_tls.idle_yields = 0;
       gexi_tls.net_sleeps++;
       gexi_ctx.net->block(GEXI_BLOCK_US);
+    } else if (can_block && mode == GEXI_WAIT_AUTO) {
+      gexi_tls.yields++;
+      const uint64_t t0 = gexi_now_ns();
+      sched_yield();
+      gexi_tls.idle_yields =
+          gexi_now_ns() - t0 < GEXI_YIELD_AWAY_NS ? 0 : GEXI_YIELDS_BEFORE_BLOCK - 1;
     } else {
       gexi_tls.yields++;
       sched_yield();
