@@ -26,7 +26,8 @@
 # targets all, install, clean, echovar, the tools fragments and libraries),
 # gasnet_config.h, config.status, other/gasnet_portable_platform.h,
 # gasnet_tools-{seq,par}.mak, <c>-conduit/{Makefile,<c>-{seq,par}.mak}, and
-# the spawner scripts <c>-conduit/contrib/gasnetrun_<c> and bin/gasnetrun_<c>.
+# the spawner scripts <c>-conduit/contrib/gasnetrun_<c> and bin/gasnetrun_<c>
+# (udp: other/amudp/amudprun and bin/amudprun).
 # docs/installed-layout.md describes them.
 #
 # A file whose content is unchanged is not rewritten (make compares the
@@ -177,13 +178,21 @@ function(gex_gasnet_write_fragments)
     if(NOT KIND STREQUAL "install")
       gexf_write(builddir-conduit.Makefile.in "${cdir}/Makefile")
       # The spawner where a GASNet build directory has it (the conduit's
-      # contrib/) and where its install puts it (bin/): UPC++'s upcxx-run
-      # looks in both.  Each forwards to the libgex one.
-      foreach(spawner_dir "${cdir}/contrib" "${OUT}/bin")
+      # contrib/, other/amudp/ for udp's amudprun) and where its install
+      # puts it (bin/): UPC++'s upcxx-run looks in these.  Each forwards to
+      # the libgex one.
+      if(CONDUIT STREQUAL "udp")
+        set(spawner amudprun)
+        set(spawner_dirs "${OUT}/other/amudp" "${OUT}/bin")
+      else()
+        set(spawner gasnetrun_${CONDUIT})
+        set(spawner_dirs "${cdir}/contrib" "${OUT}/bin")
+      endif()
+      foreach(spawner_dir IN LISTS spawner_dirs)
         file(MAKE_DIRECTORY "${spawner_dir}")
-        gexf_write_text("${spawner_dir}/gasnetrun_${CONDUIT}"
-          "#!/bin/sh\n# gasnetrun_${CONDUIT} of a GASNet build directory for libgex: runs\n# ${BINPATH}/gasnetrun_${CONDUIT} (docs/gexrun.md).  Generated; do not edit.\nexec '${BINPATH}/gasnetrun_${CONDUIT}' \"$@\"\n")
-        file(CHMOD "${spawner_dir}/gasnetrun_${CONDUIT}" PERMISSIONS OWNER_READ OWNER_WRITE
+        gexf_write_text("${spawner_dir}/${spawner}"
+          "#!/bin/sh\n# ${spawner} of a GASNet build directory for libgex: runs\n# ${BINPATH}/${spawner} (docs/gexrun.md).  Generated; do not edit.\nexec '${BINPATH}/${spawner}' \"$@\"\n")
+        file(CHMOD "${spawner_dir}/${spawner}" PERMISSIONS OWNER_READ OWNER_WRITE
              OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
       endforeach()
     endif()

@@ -10,7 +10,8 @@
 #   lib/pkgconfig/gasnet-<conduit>-<mode>.pc
 #   include/gasnet_tools-<mode>.mak, lib/pkgconfig/gasnet_tools-<mode>.pc
 #                                              (when the tools libraries exist)
-#   bin/gasnetrun_<conduit>                    the spawner scripts (over gexrun)
+#   bin/gasnetrun_<conduit>                    the spawner scripts (over gexrun);
+#   bin/amudprun                               the udp identity's, as the reference's
 #
 # for <conduit> in GEX_GASNET_CONDUITS and <mode> in seq, par.  The .mak and
 # .pc files hold absolute paths of the prefix given at install time
@@ -20,8 +21,10 @@
 # gasnet-tests stage for its own prefix.
 
 # Listed as the reference lists its conduits, smp first: UPC++'s configure
-# takes the last one of its build directory's CONDUITS as its default network.
-set(GEX_GASNET_CONDUITS smp ofi)
+# takes the last one of its build directory's CONDUITS as its default network
+# (ofi).  udp: the Ethernet identity that Chapel's and UPC++'s udp settings
+# ask for, served by the same library (include/udp-conduit/gex_conduit.h).
+set(GEX_GASNET_CONDUITS smp udp ofi)
 set(GEX_GASNET_MODES seq par)
 
 # ---- the libraries under the reference's names --------------------------------
@@ -49,13 +52,21 @@ foreach(conduit IN LISTS GEX_GASNET_CONDUITS)
   endforeach()
 endforeach()
 
-# ---- spawner scripts: bin/gasnetrun_<conduit> (also next to gexrun in build/bin) ----
+# ---- spawner scripts: bin/gasnetrun_<conduit>, bin/amudprun (also next to gexrun in build/bin) ----
+# The udp identity's spawner is amudprun, as in the reference (which has no
+# gasnetrun_udp); every other identity's is gasnetrun_<conduit>.
 foreach(conduit IN LISTS GEX_GASNET_CONDUITS)
-  configure_file(tools/gasnetrun/gasnetrun ${CMAKE_BINARY_DIR}/bin/gasnetrun_${conduit} COPYONLY
+  if(conduit STREQUAL "udp")
+    set(script tools/gasnetrun/amudprun)
+    set(name amudprun)
+  else()
+    set(script tools/gasnetrun/gasnetrun)
+    set(name gasnetrun_${conduit})
+  endif()
+  configure_file(${script} ${CMAKE_BINARY_DIR}/bin/${name} COPYONLY
     FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
                      WORLD_READ WORLD_EXECUTE)
-  install(PROGRAMS tools/gasnetrun/gasnetrun DESTINATION ${CMAKE_INSTALL_BINDIR}
-          RENAME gasnetrun_${conduit})
+  install(PROGRAMS ${script} DESTINATION ${CMAKE_INSTALL_BINDIR} RENAME ${name})
 endforeach()
 
 # ---- what the generated fragments say ------------------------------------------------

@@ -1,10 +1,10 @@
 /* gex/gex_identity.h -- what every conduit identity has in common.
  *
- * Included by <ofi-conduit/gex_conduit.h> and <smp-conduit/gex_conduit.h>
- * after they have defined GASNET_CONDUIT_<NAME>, GASNET_CONDUIT_NAME(_STR)
- * and GASNET_CORE_NAME(_STR); gasnetex.h includes the identity after its
- * version macros and thread-model default, which GASNET_CONFIG_STRING and
- * the ident strings below use.
+ * Included by <ofi-conduit/gex_conduit.h>, <smp-conduit/gex_conduit.h> and
+ * <udp-conduit/gex_conduit.h> after they have defined GASNET_CONDUIT_<NAME>,
+ * GASNET_CONDUIT_NAME(_STR) and GASNET_CORE_NAME(_STR); gasnetex.h includes
+ * the identity after its version macros and thread-model default, which
+ * GASNET_CONFIG_STRING and the ident strings below use.
  *
  * Ident strings: a client that includes gasnetex.h carries
  * "$GASNetConduitName: <NAME> $", "$GASNetThreadModel: GASNET_<MODEL> $"
@@ -12,7 +12,7 @@
  * GASNetConduitName`); launchers such as UPC++'s find the conduit and the
  * thread model that way.
  * The library's own objects carry none (a statically linked program must
- * carry one name only); the libraries of the two identities differ in one
+ * carry one name only); the libraries of the identities differ in one
  * object that is not a string (src/identity/), read at run time. */
 #ifndef GEX_IDENTITY_H
 #define GEX_IDENTITY_H

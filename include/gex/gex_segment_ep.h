@@ -24,11 +24,12 @@ typedef struct gexi_MK *gex_MK_t;
 #define GEX_MK_HOST ((gex_MK_t)(uintptr_t)1)
 /* The host class, and CUDA_UVA in builds that found the CUDA headers
  * (docs/memory-kinds.md); _HIP and _ZE are left undefined.  Not in the smp
- * identity, as in the reference, whose smp conduit (one endpoint per
- * process: a device segment cannot be bound to a second one) advertises no
- * device kind -- its clients assert GASNET_MAXEPS >= 2 where one is. */
+ * and udp identities, as in the reference, whose smp and udp conduits (one
+ * endpoint per process: a device segment cannot be bound to a second one)
+ * advertise no device kind -- their clients assert GASNET_MAXEPS >= 2
+ * where one is. */
 #define GASNET_HAVE_MK_CLASS_HOST 1
-#if GEX_HAVE_MK_CUDA_UVA && !defined(GASNET_CONDUIT_SMP)
+#if GEX_HAVE_MK_CUDA_UVA && !defined(GASNET_CONDUIT_SMP) && !defined(GASNET_CONDUIT_UDP)
 #define GASNET_HAVE_MK_CLASS_CUDA_UVA 1
 #define GASNET_HAVE_MK_CLASS_MULTIPLE 1
 #endif

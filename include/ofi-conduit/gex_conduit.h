@@ -5,7 +5,7 @@
  * <prefix>/include/ofi-conduit on its include path (the ofi-{seq,par}.mak
  * fragments and the gasnet-ofi-{seq,par} pkg-config files do that);
  * gasnetex.h also falls back to it when no gex_conduit.h is on the path.
- * The two identity headers share one include guard: a translation unit
+ * The identity headers share one include guard: a translation unit
  * carries exactly one identity. */
 #ifndef GEX_CONDUIT_H
 #define GEX_CONDUIT_H

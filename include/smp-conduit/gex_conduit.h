@@ -4,8 +4,8 @@
  * as for ofi; only the identity differs (macros and the strings embedded in
  * every executable, which launchers read to pick gasnetrun_smp).  Selected
  * by <prefix>/include/smp-conduit on the include path (smp-{seq,par}.mak,
- * gasnet-smp-{seq,par}.pc).  Shares its include guard with the ofi identity
- * header: a translation unit carries exactly one identity. */
+ * gasnet-smp-{seq,par}.pc).  Shares its include guard with the other identity
+ * headers: a translation unit carries exactly one identity. */
 #ifndef GEX_CONDUIT_H
 #define GEX_CONDUIT_H
 

@@ -13,7 +13,7 @@ gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep) { return ep->segment; }
 gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) { return ep->index; }
 void gex_EP_SetCData(gex_EP_t ep, const void *val) { ep->cdata = (void *)val; }
 
-unsigned gexi_max_eps(void) { return gexi_conduit_is_smp() ? 1 : GEXI_MAX_EPS; }
+unsigned gexi_max_eps(void) { return gexi_conduit_one_ep() ? 1 : GEXI_MAX_EPS; }
 
 int gexi_ep_valid(gex_EP_t ep) {
   if (!ep) return 0;

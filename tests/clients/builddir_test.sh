@@ -14,8 +14,9 @@
 #      them and runs from the build tree (gasnetrun_ofi -n 2, and the smp
 #      client alone with GASNET_PSHM_NODES=2);
 #   6. UPC++'s upcxx-run, with GASNET_PREFIX=DIR, looks for the spawner
-#      gasnetrun_<conduit> in DIR/bin, then DIR/<conduit>-conduit/contrib:
-#      both must hold a working one (a job runs through each); the conduit
+#      gasnetrun_<conduit> in DIR/bin, then DIR/<conduit>-conduit/contrib
+#      (udp: amudprun in DIR/bin, then DIR/other/amudp): both must hold a
+#      working one (a job runs through each); the conduit
 #      lookup of the build directory's upcxx-run finds one name in a
 #      program of two units;
 #   7. make -C DIR all, then make -C DIR install prefix=P and the layout of P;
@@ -136,7 +137,7 @@ for c in $CONDUITS; do
     echo "$out" | grep -q "^GASNET_DEFINES=.*-DGASNET_${m^^}\b" || fail "$f: GASNET_DEFINES lacks -DGASNET_${m^^}"
   done
 done
-for cm in ofi:par smp:seq; do
+for cm in ofi:par smp:seq udp:seq; do
   c=${cm%:*} m=${cm#*:}
   step "build the client with DIR/$c-conduit/$c-$m.mak"
   mk -s -C "$work" -f "$here/../install/Makefile.client" GASNET_MAK="$dir/$c-conduit/$c-$m.mak" \
@@ -161,17 +162,22 @@ grep -q "^libgex: GASNET_PSHM_NODES=2: running $(readlink -f "$build/bin/gexrun"
 
 # ---- 6. the spawner where upcxx-run looks for it ----
 for c in $CONDUITS; do
-  for sdir in "$dir/bin" "$dir/$c-conduit/contrib"; do
-    [ -x "$sdir/gasnetrun_$c" ] || fail "no executable gasnetrun_$c in $sdir (upcxx-run looks there)"
+  if [ "$c" = udp ]; then # (udp's spawner is amudprun, under other/amudp in a build directory)
+    spawner=amudprun sdirs=("$dir/bin" "$dir/other/amudp")
+  else
+    spawner=gasnetrun_$c sdirs=("$dir/bin" "$dir/$c-conduit/contrib")
+  fi
+  for sdir in "${sdirs[@]}"; do
+    [ -x "$sdir/$spawner" ] || fail "no executable $spawner in $sdir (upcxx-run looks there)"
   done
 done
 # The upcxx-run of UPC++'s build directory asks the installed one for the
 # executable's fields between '$' signs and hands every GASNetConduitName
 # among them to make as the conduit: there must be one, in a program of
 # two units that include gasnetex.h.
-for cm in ofi:OFI smp:SMP; do
+for cm in ofi:OFI smp:SMP udp:UDP; do
   c=${cm%:*} name=${cm#*:} m=par
-  [ "$c" = smp ] && m=seq
+  [ "$c" != ofi ] && m=seq
   names=$(tr '$' '\n' <"$work/client2-$c-$m" | grep -a '^GASNetConduitName:' | tr -s ' ' | sed 's/ *$//')
   [ "$names" = "GASNetConduitName: $name" ] ||
     fail "client2-$c-$m: the conduit lookup finds '$(echo $names)', expected one GASNetConduitName: $name"
@@ -179,6 +185,7 @@ done
 step "conduit lookup of the build directory's upcxx-run: one name per program"
 run 2 "$dir/bin/gasnetrun_ofi" -n 2 "$work/client-ofi-par" "$token"
 run 2 "$dir/ofi-conduit/contrib/gasnetrun_ofi" -n 2 "$work/clientxx-ofi-par" "$token"
+run 2 "$dir/other/amudp/amudprun" -np 2 "$work/client2-udp-seq" "$token"
 
 # ---- 7. make all, make install prefix=P ----
 step "make -C DIR all"
@@ -196,10 +203,12 @@ for c in $CONDUITS; do
     ls "$prefix"/lib*/libgasnet-$c-$m.* "$prefix"/lib/*/libgasnet-$c-$m.* 2>/dev/null | grep -q . ||
       fail "no libgasnet-$c-$m under $prefix/lib"
   done
-  [ -x "$prefix/bin/gasnetrun_$c" ] || fail "no executable $prefix/bin/gasnetrun_$c"
+  spawner=gasnetrun_$c
+  [ "$c" = udp ] && spawner=amudprun
+  [ -x "$prefix/bin/$spawner" ] || fail "no executable $prefix/bin/$spawner"
 done
 [ -f "$prefix/include/gasnet_config.h" ] || fail "no $prefix/include/gasnet_config.h"
-step "installed: $(cd "$prefix" && ls -d include/*-conduit/*-*.mak bin/gasnetrun_* | tr '\n' ' ')"
+step "installed: $(cd "$prefix" && ls -d include/*-conduit/*-*.mak bin/gasnetrun_* bin/amudprun | tr '\n' ' ')"
 
 # ---- 8. make clean ----
 mk -C "$dir" clean >/dev/null || fail "make -C DIR clean"

@@ -26,8 +26,8 @@ for c in ofi smp; do
     -DCLIENT_SOURCE="$here/../install/client.c" >"$work/configure-$c.log" 2>&1 || {
     cat "$work/configure-$c.log"; fail "configuring the CMake client ($c)"; }
   grep -E "GASNet: conduits|Found GASNet" "$work/configure-$c.log"
-  grep -q "GASNet: conduits ofi;smp; using $c-par: $prefix/lib[^ ]*/libgasnet-$c-par\\.\\(so\\|a\\)" \
-    "$work/configure-$c.log" || fail "FindGASNet did not find both conduits and libgasnet-$c-par in $prefix"
+  grep -q "GASNet: conduits ofi;smp;udp; using $c-par: $prefix/lib[^ ]*/libgasnet-$c-par\\.\\(so\\|a\\)" \
+    "$work/configure-$c.log" || fail "FindGASNet did not find the three conduits and libgasnet-$c-par in $prefix"
   "$cmake" --build "$work/build-$c" >"$work/build-$c.log" 2>&1 || {
     cat "$work/build-$c.log"; fail "building the CMake client ($c)"; }
   strings "$work/build-$c/client" | grep -qxF "\$GASNetConduitName: ${c^^} \$" ||

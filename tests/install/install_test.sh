@@ -7,10 +7,12 @@
 # Installs the build into a fresh temporary prefix, checks the files of the
 # reference's layout, builds tests/install/client.c (C, and as C++) with a
 # Makefile that includes <prefix>/include/<conduit>-conduit/<conduit>-<mode>.mak
-# (ofi-par, smp-seq) and with pkg-config gasnet-ofi-par, runs the clients under
-# gasnetrun_ofi (2 ranks on the host; 2 and 4 ranks with every peer over
-# tcp;ofi_rxm) and the smp one under gasnetrun_smp and alone with
-# GASNET_PSHM_NODES=4 (it starts its ranks itself), checks the bytes they moved
+# (ofi-par, smp-seq, udp-seq) and with pkg-config gasnet-ofi-par, runs the
+# clients under gasnetrun_ofi (2 ranks on the host; 2 and 4 ranks with every
+# peer over tcp;ofi_rxm), the smp one under gasnetrun_smp and alone with
+# GASNET_PSHM_NODES=4 (it starts its ranks itself), and the udp one under
+# amudprun (on the host, and with every peer over the network transport's
+# default), checks the bytes they moved
 # (each rank checks and reports), the job's status (also a gasnet_exit(N) of
 # one rank) and the ident strings embedded in the executables.  <token> is passed to the
 # clients (which ignore it) so that tests/expect.sh can find their processes.
@@ -30,7 +32,7 @@ step "cmake --install $build --prefix $prefix"
 # ---- the files of the layout ----
 lib=$(sed -n 's/^libdir=//p' "$(find "$prefix" -name gasnet-ofi-par.pc -print -quit)")
 [ -n "$lib" ] || fail "no lib/pkgconfig/gasnet-ofi-par.pc"
-for c in ofi smp; do
+for c in ofi smp udp; do
   for m in seq par; do
     for f in "$lib/libgasnet-$c-$m.a" "$lib/libgasnet-$c-$m.so" "$lib/pkgconfig/gasnet-$c-$m.pc" \
              "$prefix/include/$c-conduit/$c-$m.mak"; do
@@ -53,8 +55,11 @@ for c in ofi smp; do
     esac
   done
   [ -f "$prefix/include/$c-conduit/gex_conduit.h" ] || fail "missing $c-conduit/gex_conduit.h"
-  [ -x "$prefix/bin/gasnetrun_$c" ] || fail "missing bin/gasnetrun_$c"
+  spawner=gasnetrun_$c
+  [ "$c" = udp ] && spawner=amudprun # (the reference has no gasnetrun_udp)
+  [ -x "$prefix/bin/$spawner" ] || fail "missing bin/$spawner"
 done
+[ ! -e "$prefix/bin/gasnetrun_udp" ] || fail "bin/gasnetrun_udp is installed (the udp spawner is amudprun)"
 for m in seq par; do # the tools fragments come with the tools libraries
   if [ -f "$lib/libgasnet_tools-$m.a" ]; then
     [ -f "$prefix/include/gasnet_tools-$m.mak" ] && [ -f "$lib/pkgconfig/gasnet_tools-$m.pc" ] ||
@@ -70,7 +75,7 @@ grep -q "Installing: $lib/pkgconfig/gasnet-ofi-par.pc" "$work/install.log" ||
 cp "$here/client.c" "$work/client.c"
 cp "$here/client.c" "$work/client.cc"
 cp "$here/client_part.c" "$work/client_part.c"
-for cm in ofi:par smp:seq; do
+for cm in ofi:par smp:seq udp:seq; do
   c=${cm%:*} m=${cm#*:}
   step "make -f Makefile.client CONDUIT=$c MODE=$m (includes $c-$m.mak)"
   make -s -C "$work" -f "$here/Makefile.client" prefix="$prefix" CONDUIT=$c MODE=$m checkvars all \
@@ -98,6 +103,8 @@ ident "$work/client-smp-seq" SMP SEQ
 ident "$work/client2-ofi-par" OFI PAR
 ident "$work/client2-smp-seq" SMP SEQ
 ident "$work/client-pc" OFI PAR
+ident "$work/client-udp-seq" UDP SEQ
+ident "$work/clientxx-udp-seq" UDP SEQ
 # Three translation units that include gasnetex.h (C, C++, and C again with
 # -flto, where the compiler joins units into one object), one conduit name:
 # UPC++'s build-directory upcxx-run hands every match to make.
@@ -112,7 +119,7 @@ cxx=$(pkg-config --variable=GASNET_CXX gasnet-ofi-par) || fail "pkg-config --var
     "$work/client.c" "$work/part_lto.c" "$work/part_c.o" "$work/part_cc.o" $(pkg-config --libs gasnet-ofi-par) -lstdc++
 } || fail "building the client of four translation units"
 ident "$work/client-parts" OFI PAR
-step "ident strings: OFI/PAR, SMP/SEQ as built, once in a program of four units"
+step "ident strings: OFI/PAR, SMP/SEQ, UDP/SEQ as built, once in a program of four units"
 
 # ---- runs: every rank must report its bytes correct ----
 run() { # <ranks> <expected status> <command...>
@@ -141,6 +148,23 @@ else
   run 2 0 "$prefix/bin/gasnetrun_ofi" -n 2 "$work/clientxx-ofi-par" "$token"
   run 2 0 "$prefix/bin/gasnetrun_ofi" -n 2 "$work/client-pc" "$token"
 fi
+
+# ---- the udp identity: amudprun, as the reference's udp conduit is started ----
+run 2 0 env GASNET_SPAWNFN=L "$prefix/bin/amudprun" -np 2 "$work/client-udp-seq" "$token"
+run 4 0 env GEX_SUPERNODE_MAXSIZE=1 "$prefix/bin/amudprun" -np 4 "$work/clientxx-udp-seq" "$token"
+run 2 4 env GEX_SUPERNODE_MAXSIZE=1 "$prefix/bin/amudprun" -spawn L -np 2 "$work/client2-udp-seq" "$token" exit=4
+GASNET_SPAWN_VERBOSE=1 "$prefix/bin/amudprun" -np 2 -depth 64 "$work/client-udp-seq" "$token" >"$work/run.out" 2>&1 ||
+  { cat "$work/run.out"; fail "amudprun -np 2 -depth 64 with GASNET_SPAWN_VERBOSE=1"; }
+grep -q "^amudprun: running: $prefix/bin/gexrun -n 2 -- $work/client-udp-seq $token\$" "$work/run.out" ||
+  { cat "$work/run.out"; fail "amudprun did not say that it runs the installed gexrun"; }
+# a spawn function libgex lacks, or hosts too few for one rank each: one line, status 2
+for bad in "GASNET_SPAWNFN=C" "GASNET_SPAWNFN=S GASNET_SSH_SERVERS=hostx"; do
+  env $bad "$prefix/bin/amudprun" -np 2 "$work/client-udp-seq" "$token" >"$work/run.out" 2>&1
+  rc=$?
+  [ "$rc" = 2 ] && [ "$(wc -l <"$work/run.out")" = 1 ] && grep -q "^amudprun: " "$work/run.out" ||
+    { cat "$work/run.out"; fail "amudprun with $bad: status $rc, not one line and status 2"; }
+done
+step "amudprun: udp clients on the host and over the network, exit status, one-line refusals"
 
 # ---- the smp identity: the program started alone starts its ranks ----
 run 4 0 env GASNET_PSHM_NODES=4 GASNET_SPAWN_VERBOSE=1 "$work/client-smp-seq" "$token"
