@@ -14,6 +14,7 @@
  *     NB and NBI Puts of several sizes, from the primordial endpoint and
  *     from a created one), and every owner checks every byte;
  *   - every rank reads back a region written by another rank (Get forms);
+ *   - many NBI Puts, then many NB Gets, in flight at once through a pair;
  *   - a VIS vector Put lands where it should;
  *   - an AM Long Request through the pair lands its payload in the
  *     target's segment of that index (as Legion/Realm sends them);
@@ -191,6 +192,35 @@ static void get_all(unsigned k, gex_TM_t pair) {
   free(dst);
 }
 
+/* PIPE NBI Puts in flight at once into my region at my right neighbour,
+ * one wait, then PIPE NB Gets of the same in flight at once, one wait for
+ * all: every byte lands and comes back (over the network they travel as
+ * the primordial endpoint's do, not one at a time).  Then the owner
+ * checks its memory. */
+enum { PIPE = 16, PIPE_LEN = 512 };
+static void pipelined(unsigned k, gex_TM_t pair) {
+  gex_Rank_t r = (T.rank + 1) % T.size;
+  unsigned char *base = (unsigned char *)peer_addr(pair, r) + region(T.rank);
+  unsigned char *src = malloc(PIPE * PIPE_LEN), *back = calloc(PIPE, PIPE_LEN);
+  CHECK(src && back);
+  for (int i = 0; i < PIPE; i++) test_fill(src + i * PIPE_LEN, PIPE_LEN, seed(T.rank, r, k, 20 + i));
+  for (int i = 0; i < PIPE; i++)
+    CHECK(gex_RMA_PutNBI(pair, r, base + i * PIPE_LEN, src + i * PIPE_LEN, PIPE_LEN, GEX_EVENT_NOW,
+                         0) == 0);
+  gex_NBI_Wait(GEX_EC_PUT, 0);
+  gex_Event_t ev[PIPE];
+  for (int i = 0; i < PIPE; i++)
+    ev[i] = gex_RMA_GetNB(pair, back + i * PIPE_LEN, r, base + i * PIPE_LEN, PIPE_LEN, 0);
+  gex_Event_WaitAll(ev, PIPE, 0);
+  CHECK(memcmp(back, src, PIPE * PIPE_LEN) == 0);
+  test_barrier();
+  gex_Rank_t w = (T.rank + T.size - 1) % T.size;
+  for (int i = 0; i < PIPE; i++)
+    CHECK_PATTERN((unsigned char *)mem[k] + region(w) + i * PIPE_LEN, PIPE_LEN, seed(w, T.rank, k, 20 + i));
+  free(src);
+  free(back);
+}
+
 /* A vector Put of two pieces into the last 64 bytes of my region at my
  * right neighbour. */
 static void vis_put(unsigned k, gex_TM_t pair) {
@@ -240,6 +270,7 @@ int main(int argc, char **argv) {
     check_vis(k);
     get_all(k, pair);
     test_barrier();
+    pipelined(k, pair);
   }
   /* The extra endpoint: known only for odd ranks. */
   gex_TM_t extra = gex_TM_Pair(T.ep, NEP + 1);

@@ -507,9 +507,13 @@ int gexi_rma_ep_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t 
                         uint64_t lc_flags);
 /* Host memory here <-> [remote, remote + n) of jobrank j's endpoint k,
  * when that segment is host memory: copied in place where it is mapped
- * here, else through the kernel or the network.  Complete on return. */
-void gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_write, void *local,
-                      void *remote, size_t n);
+ * here, else through the kernel or the network.  Complete on return when
+ * 'mode' is GEXI_MODE_BLOCKING; an NB or NBI one over the network may
+ * still be in flight (its event, or the thread's NBI counts), as the
+ * primordial endpoint's are; elsewhere it is complete on return
+ * (GEX_EVENT_INVALID). */
+gex_Event_t gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_write,
+                             void *local, void *remote, size_t n, int mode);
 /* What this process knows of jobrank j's endpoint of index k: the entry
  * of the master table (the job's for k == 0, else index k's, which exists
  * once any pair to k does).  A pair's own copy may say 'not local' for

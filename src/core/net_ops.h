@@ -118,9 +118,14 @@ struct gexi_net_ops {
   void (*put_exposed)(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_rma *w,
                       void (*then)(void *arg, size_t first, size_t k), void *arg);
   /* One transfer with a region jobrank exposed (the segment of one of its
-   * endpoints of index > 0, rma/rma_ep.c), complete on return: a write has
-   * landed at the peer, a read is in x->local. */
-  void (*rma_exposed)(gex_Rank_t jobrank, int is_write, const struct gexi_exposed_rma *x);
+   * endpoints of index > 0, rma/rma_ep.c), as put/get do with the
+   * segment: GEXI_MODE_BLOCKING, complete on return (a write has landed at
+   * the peer, a read is in x->local); NB, its event; NBI, counted with the
+   * thread's NBI operations (or its access region's).  The source is
+   * reusable on return.  A transport may complete an NB or NBI one before
+   * it returns (GEX_EVENT_INVALID). */
+  gex_Event_t (*rma_exposed)(gex_Rank_t jobrank, int is_write, const struct gexi_exposed_rma *x,
+                             int mode);
 };
 
 #endif

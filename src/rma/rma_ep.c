@@ -9,13 +9,16 @@
  * any index: the local buffer may be in that memory, which only the
  * device's copies reach (rma/rma_device.c).
  *
- * Every operation here is complete when the call returns (a Put has landed
- * at the peer, a Get's data is here): a blocking, NB or NBI call initiated
- * through such a pair returns an event or implicit operation that is
- * already done, which the specification allows -- except an NB or NBI one
- * that one copy by a device carries out (rma/rma_device.c), which
- * completes when that copy does.  Its local completion is at return
- * either way.  Mapped neighbours never come here: the inline path copies
+ * An operation to a peer on another node is carried as the primordial
+ * endpoint's are: an NB or NBI one is in flight when the call returns, as
+ * many at once as the caller starts, where the network transport can
+ * (sock; ofi completes each on return).  Every other operation here is
+ * complete when the call returns (a Put has landed at the peer, a Get's
+ * data is here): a blocking, NB or NBI call initiated through such a pair
+ * returns an event or implicit operation that is already done, which the
+ * specification allows -- except an NB or NBI one that one copy by a
+ * device carries out (rma/rma_device.c), which completes when that copy
+ * does.  Its local completion is at return either way.  Mapped neighbours never come here: the inline path copies
  * (gex/gex_inline.h).
  */
 #include <string.h>
@@ -39,12 +42,11 @@ static gex_Event_t ep_rma(const char *fn, gex_TM_t tm, gex_Rank_t rank, int is_w
     return gexi_rma_device(fn, tm, rank, k, is_write, local, (uintptr_t)remote, nbytes, mode);
   if (t->local_dev)
     return gexi_rma_device_to_host(fn, tm, rank, k, is_write, local, (uintptr_t)remote, nbytes);
-  gexi_rma_ep_host(fn, k, j, is_write, local, remote, nbytes);
-  return GEX_EVENT_INVALID;
+  return gexi_rma_ep_host(fn, k, j, is_write, local, remote, nbytes, mode);
 }
 
-void gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_write, void *local,
-                      void *remote, size_t n) {
+gex_Event_t gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_write,
+                             void *local, void *remote, size_t n, int mode) {
   const gexi_Peer_t *m = gexi_master_peer(k, j);
   if (m->local) {
     char *there = (char *)remote + m->delta;
@@ -52,7 +54,7 @@ void gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_wri
       memcpy(there, local, n);
     else
       memcpy(local, there, n);
-    return;
+    return GEX_EVENT_INVALID;
   }
   if (k == 0) { /* the job's segments: the primordial pair's way */
     gex_TM_t w = gexi_tm_handle(gexi_ctx.ep.pair_tm);
@@ -60,20 +62,20 @@ void gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_wri
       gexi_RMA_Put_remote(w, j, remote, local, n, GEX_EVENT_NOW, 0, GEXI_MODE_BLOCKING);
     else
       gexi_RMA_Get_remote(w, local, j, remote, n, 0, GEXI_MODE_BLOCKING);
-    return;
+    return GEX_EVENT_INVALID;
   }
   if (gexi_ctx.local_index[j] != GEX_RANK_INVALID) {
     if (is_write)
       gexi_shm_cma_write(fn, j, remote, local, n);
     else
       gexi_shm_cma_read(fn, j, local, remote, n);
-    return;
+    return GEX_EVENT_INVALID;
   }
   if (!gexi_ctx.net) gexi_fatal("%s: rank %u is not reachable (no network transport)", fn, j);
   const struct gexi_ep_tab *tab = gexi_ctx.ep_tabs[k];
   struct gexi_exposed_rma x = {local, tab->net_raddr[j] + ((uintptr_t)remote - m->seg_base),
                                tab->net_key[j], n};
-  gexi_ctx.net->rma_exposed(j, is_write, &x);
+  return gexi_ctx.net->rma_exposed(j, is_write, &x, mode);
 }
 
 gex_Event_t gexi_rma_ep_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,

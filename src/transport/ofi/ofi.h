@@ -415,7 +415,8 @@ void gexi_ofi_get_exposed(gex_Rank_t jobrank, size_t n, const struct gexi_expose
 void gexi_ofi_put_exposed(gex_Rank_t jobrank, size_t n, const struct gexi_exposed_rma *w,
                           void (*then)(void *arg, size_t first, size_t k), void *arg);
 /* transport.h: rma_exposed. */
-void gexi_ofi_rma_exposed(gex_Rank_t jobrank, int is_write, const struct gexi_exposed_rma *x);
+gex_Event_t gexi_ofi_rma_exposed(gex_Rank_t jobrank, int is_write, const struct gexi_exposed_rma *x,
+                                 int mode);
 /* Write nbytes to the peer and wait until it is delivered there. */
 void gexi_ofi_write_sync(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
                          int what);

@@ -388,10 +388,13 @@ void gexi_ofi_put_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma 
   exposed_rma(j, n, w, 1, then, arg, 0);
 }
 
-/* One transfer with a region j exposed, complete at the peer on return: a
- * write with delivery completion where the provider has it, else followed
- * by a read of its first byte (reads are ordered after writes). */
-void gexi_ofi_rma_exposed(gex_Rank_t j, int is_write, const struct gexi_exposed_rma *x) {
+/* One transfer with a region j exposed, complete at the peer on return
+ * whatever the mode: a write with delivery completion where the provider
+ * has it, else followed by a read of its first byte (reads are ordered
+ * after writes). */
+gex_Event_t gexi_ofi_rma_exposed(gex_Rank_t j, int is_write, const struct gexi_exposed_rma *x,
+                                 int mode) {
+  (void)mode;
   struct gexi_ofi *o = gexi_ctx.ofi;
   exposed_rma(j, 1, x, is_write, NULL, NULL, o->write_flags);
   if (is_write && o->flush_with_read) {
@@ -399,6 +402,7 @@ void gexi_ofi_rma_exposed(gex_Rank_t j, int is_write, const struct gexi_exposed_
     struct gexi_exposed_rma f = {&scratch, x->raddr, x->key, 1};
     exposed_rma(j, 1, &f, 0, NULL, NULL, 0);
   }
+  return GEX_EVENT_INVALID;
 }
 
 static int tracker_busy(struct gexi_net_nbi *t, gex_EC_t mask) {

@@ -669,7 +669,8 @@ void gexi_sock_unexpose(void *handle);
 void gexi_sock_get_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *r);
 void gexi_sock_put_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma *w,
                            void (*then)(void *arg, size_t first, size_t k), void *arg);
-void gexi_sock_rma_exposed(gex_Rank_t j, int is_write, const struct gexi_exposed_rma *x);
+gex_Event_t gexi_sock_rma_exposed(gex_Rank_t j, int is_write, const struct gexi_exposed_rma *x,
+                                  int mode);
 /* The target's side: the region range [addr, addr+len) of 'key', as a
  * pointer, or NULL (and *why) if it is not one. */
 char *gexi_sock_region(uint64_t key, uint64_t addr, uint64_t len, const char **why);

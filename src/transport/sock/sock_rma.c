@@ -149,11 +149,11 @@ static uint64_t seg_key(const char *fn, gex_Rank_t j) {
   return key;
 }
 
-/* One Put or Get of the client: its frames, and the counter they count
- * down (the caller's own for a blocking one, waited for here). */
-static gex_Event_t rma(const char *fn, int is_put, gex_Rank_t j, uint64_t raddr, char *local,
-                       size_t nbytes, int mode) {
-  uint64_t key = seg_key(fn, j);
+/* One Put or Get of the client with region 'key' of j: its frames, and the
+ * counter they count down (the caller's own for a blocking one, waited for
+ * here). */
+static gex_Event_t rma_key(int is_put, gex_Rank_t j, uint64_t key, uint64_t raddr, char *local,
+                           size_t nbytes, int mode) {
   uint32_t k = (uint32_t)nframes(nbytes);
   struct gexi_Event *ev = NULL;
   _Atomic uint32_t mine = k, *c = &mine;
@@ -165,6 +165,12 @@ static gex_Event_t rma(const char *fn, int is_put, gex_Rank_t j, uint64_t raddr,
     get_frames(j, key, raddr, local, nbytes, (uint64_t)(uintptr_t)c);
   if (mode == GEXI_MODE_BLOCKING) wait_zero(c);
   return mode == GEXI_MODE_NB ? ev : GEX_EVENT_INVALID;
+}
+
+/* ... with j's segment. */
+static gex_Event_t rma(const char *fn, int is_put, gex_Rank_t j, uint64_t raddr, char *local,
+                       size_t nbytes, int mode) {
+  return rma_key(is_put, j, seg_key(fn, j), raddr, local, nbytes, mode);
 }
 
 /* ---- small NBI operations, written in place ----------------------------------------- */
@@ -394,13 +400,11 @@ void gexi_sock_put_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma
   if (n) then(arg, 0, n);
 }
 
-void gexi_sock_rma_exposed(gex_Rank_t j, int is_write, const struct gexi_exposed_rma *x) {
+/* As a Put or Get with the segment: NB and NBI ones in flight together,
+ * large ones cut into frames that follow each other on the stream. */
+gex_Event_t gexi_sock_rma_exposed(gex_Rank_t j, int is_write, const struct gexi_exposed_rma *x,
+                                  int mode) {
   if (atomic_load_explicit(&S()->peers[j].state, memory_order_acquire) != SOCK_UP)
     gexi_sock_need(j, GEXI_POLL_ALL);
-  _Atomic uint32_t c = (uint32_t)nframes(x->nbytes);
-  if (is_write)
-    put_frames(j, x->key, x->raddr, x->local, x->nbytes, (uint64_t)(uintptr_t)&c);
-  else
-    get_frames(j, x->key, x->raddr, x->local, x->nbytes, (uint64_t)(uintptr_t)&c);
-  wait_zero(&c);
+  return rma_key(is_write, j, x->key, x->raddr, x->local, x->nbytes, mode);
 }
