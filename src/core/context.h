@@ -336,6 +336,8 @@ struct gexi_thread_state {
   unsigned idle_polls;               /* consecutive polls that found nothing */
   unsigned idle_yields;              /* ... and the yields they caused */
   uint64_t idle_since;               /* when the first of those yields was (core/progress.c) */
+  uint64_t preemptions;              /* 1 + its involuntary switches when it last looked, 0: never */
+  uint64_t contended_until;          /* its idle moments sleep until then (progress.c) */
   uint64_t net_sleeps;               /* sleeps on the network (core/progress.c;
                                       * tests read it: gexi_net_sleeps) */
   uint64_t yields;                   /* sched_yield calls of its waits (gexi_wait_yields) */

@@ -1,5 +1,6 @@
 /* core/progress.c -- polling and the yield policy of every wait loop. */
 #include <sched.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "core/context.h"
@@ -23,15 +24,19 @@
  * (shared-memory queues have no wait object). */
 #define GEXI_YIELDS_BEFORE_BLOCK 3
 #define GEXI_BLOCK_US 1000
-/* auto, every peer off-node: a yield that comes back within this long
- * found no other thread wanting the core, and the wait goes on polling
- * without sleeping; one that was away longer (another thread ran: a time
- * slice is a millisecond or more) makes the next idle moment sleep on
- * the network.  So two ranks on free cores spin through a ping-pong, as
+/* auto, every peer off-node: a yield that comes back within this long,
+ * the thread not preempted since it last looked, found no other thread
+ * wanting the core, and the wait goes on polling without sleeping; one
+ * that was away longer (another thread ran: a time slice is a millisecond
+ * or more), or a preemption, makes its idle moments sleep on the network
+ * for GEXI_CONTENDED_NS.  So two ranks on free cores spin through a ping-pong, as
  * the reference does -- a sleep's wake-up may move the woken rank onto
  * its peer's core, and a round trip of 6 us took 9 to 13 -- while a rank
  * whose core others want sleeps and is woken by its message. */
 #define GEXI_YIELD_AWAY_NS 20000
+/* ... and for how long after such a sign every idle moment of the thread
+ * sleeps, without yielding first. */
+#define GEXI_CONTENDED_NS (10ull * 1000000ull)
 /* On an oversubscribed host, how long a thread's polls may find nothing
  * before its wait sleeps on the network (it yields until then). */
 #define GEXI_EAGER_IDLE_NS (1000ull * 1000ull)
@@ -140,17 +145,32 @@ static inline void idle(bool may_sleep) {
         gexi_tls.yields++;
         sched_yield();
       }
-    } else if (can_block && (mode == GEXI_WAIT_BLOCK ||
-                             ++gexi_tls.idle_yields >= GEXI_YIELDS_BEFORE_BLOCK)) {
+    } else if (can_block && mode != GEXI_WAIT_AUTO &&
+               (mode == GEXI_WAIT_BLOCK || ++gexi_tls.idle_yields >= GEXI_YIELDS_BEFORE_BLOCK)) {
       gexi_tls.idle_yields = 0;
       gexi_tls.net_sleeps++;
       gexi_ctx.net->block(GEXI_BLOCK_US);
     } else if (can_block && mode == GEXI_WAIT_AUTO) {
-      gexi_tls.yields++;
       const uint64_t t0 = gexi_now_ns();
+      if (t0 < gexi_tls.contended_until) { /* others want the core: sleep */
+        gexi_tls.net_sleeps++;
+        gexi_ctx.net->block(GEXI_BLOCK_US);
+        return;
+      }
+      gexi_tls.yields++;
       sched_yield();
-      gexi_tls.idle_yields =
-          gexi_now_ns() - t0 < GEXI_YIELD_AWAY_NS ? 0 : GEXI_YIELDS_BEFORE_BLOCK - 1;
+      const uint64_t t1 = gexi_now_ns();
+      /* A yield may come back at once although others want the core (the
+       * scheduler can pick the yielder again); a preemption since the last
+       * look says so too. */
+      struct rusage ru;
+      bool preempted = false;
+      if (getrusage(RUSAGE_THREAD, &ru) == 0) { /* (its first look only counts) */
+        const uint64_t n = (uint64_t)ru.ru_nivcsw + 1;
+        preempted = gexi_tls.preemptions && n != gexi_tls.preemptions;
+        gexi_tls.preemptions = n;
+      }
+      if (preempted || t1 - t0 >= GEXI_YIELD_AWAY_NS) gexi_tls.contended_until = t1 + GEXI_CONTENDED_NS;
     } else {
       gexi_tls.yields++;
       sched_yield();
