@@ -29,10 +29,11 @@
  * wanting the core, and the wait goes on polling without sleeping; one
  * that was away longer (another thread ran: a time slice is a millisecond
  * or more), or a preemption, makes its idle moments sleep on the network
- * for GEXI_CONTENDED_NS.  So two ranks on free cores spin through a ping-pong, as
- * the reference does -- a sleep's wake-up may move the woken rank onto
- * its peer's core, and a round trip of 6 us took 9 to 13 -- while a rank
- * whose core others want sleeps and is woken by its message. */
+ * for GEXI_CONTENDED_NS.  So two ranks on free cores spin through a
+ * ping-pong, as the reference does -- a sleep's wake-up may move the woken
+ * rank onto its peer's core, and a round trip of 6 us took 9 to 13 --
+ * while a rank whose core others want sleeps and is woken by its
+ * message. */
 #define GEXI_YIELD_AWAY_NS 20000
 /* ... and for how long after such a sign every idle moment of the thread
  * sleeps, without yielding first. */
@@ -114,8 +115,8 @@ static inline void idle(bool may_sleep) {
    * stays on its core took milliseconds instead of a microsecond
    * (docs/design.md, "Waiting without starving others").  Without
    * neighbours, every message comes through the network, whose descriptor
-   * wakes a sleeping rank: auto then yields, and sleeps once a yield shows
-   * that another thread wants the core (GEXI_YIELD_AWAY_NS).
+   * wakes a sleeping rank: auto then yields, and sleeps where another
+   * thread wants the core (GEXI_YIELD_AWAY_NS).
    * 'eager' counts the job's ranks in every namespace of the machine, so
    * ranks in namespaces standing for hosts do not spin against each other
    * (another job's ranks still can). */
@@ -165,12 +166,13 @@ static inline void idle(bool may_sleep) {
        * look says so too. */
       struct rusage ru;
       bool preempted = false;
-      if (getrusage(RUSAGE_THREAD, &ru) == 0) { /* (its first look only counts) */
+      if (getrusage(RUSAGE_THREAD, &ru) == 0) { /* (a first look only records) */
         const uint64_t n = (uint64_t)ru.ru_nivcsw + 1;
         preempted = gexi_tls.preemptions && n != gexi_tls.preemptions;
         gexi_tls.preemptions = n;
       }
-      if (preempted || t1 - t0 >= GEXI_YIELD_AWAY_NS) gexi_tls.contended_until = t1 + GEXI_CONTENDED_NS;
+      if (preempted || t1 - t0 >= GEXI_YIELD_AWAY_NS)
+        gexi_tls.contended_until = t1 + GEXI_CONTENDED_NS;
     } else {
       gexi_tls.yields++;
       sched_yield();
