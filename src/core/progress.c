@@ -156,6 +156,11 @@ static inline void idle(bool may_sleep) {
       if (t0 < gexi_tls.contended_until) { /* others want the core: sleep */
         gexi_tls.net_sleeps++;
         gexi_ctx.net->block(GEXI_BLOCK_US);
+        /* block() returns at once where another thread of the process
+         * polls or sleeps: this one then gives the core away rather than
+         * spin beside it (a rank's helper threads). */
+        gexi_tls.yields++;
+        sched_yield();
         return;
       }
       gexi_tls.yields++;
