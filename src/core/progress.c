@@ -104,6 +104,12 @@ int gexi_poll(int what) {
  * spin lock, run work of its own -- and a sleep there cost each such call up
  * to GEXI_BLOCK_US (a lock passed around four ranks on two cores took 2.5 ms
  * a handoff).  The reference's gasnet_AMPoll never sleeps either. */
+/* One sleep of this thread on the network transport's wait object. */
+static inline void net_sleep(void) {
+  gexi_tls.net_sleeps++;
+  gexi_ctx.net->block(GEXI_BLOCK_US);
+}
+
 static inline void idle(bool may_sleep) {
   const bool eager = gexi_ctx.host_oversubscribed;
   const int mode = atomic_load_explicit(&gexi_ctx.wait_mode, memory_order_relaxed);
@@ -140,8 +146,7 @@ static inline void idle(bool may_sleep) {
       const uint64_t now = gexi_now_ns();
       if (gexi_tls.idle_yields++ == 0) gexi_tls.idle_since = now;
       if (now - gexi_tls.idle_since >= GEXI_EAGER_IDLE_NS) {
-        gexi_tls.net_sleeps++;
-        gexi_ctx.net->block(GEXI_BLOCK_US);
+        net_sleep();
       } else {
         gexi_tls.yields++;
         sched_yield();
@@ -149,13 +154,11 @@ static inline void idle(bool may_sleep) {
     } else if (can_block && mode != GEXI_WAIT_AUTO &&
                (mode == GEXI_WAIT_BLOCK || ++gexi_tls.idle_yields >= GEXI_YIELDS_BEFORE_BLOCK)) {
       gexi_tls.idle_yields = 0;
-      gexi_tls.net_sleeps++;
-      gexi_ctx.net->block(GEXI_BLOCK_US);
+      net_sleep();
     } else if (can_block && mode == GEXI_WAIT_AUTO) {
       const uint64_t t0 = gexi_now_ns();
       if (t0 < gexi_tls.contended_until) { /* others want the core: sleep */
-        gexi_tls.net_sleeps++;
-        gexi_ctx.net->block(GEXI_BLOCK_US);
+        net_sleep();
         /* block() returns at once where another thread of the process
          * polls or sleeps: this one then gives the core away rather than
          * spin beside it (a rank's helper threads). */
