@@ -119,6 +119,8 @@ _Static_assert(offsetof(struct gexi_team, peers) ==
  * gex_EP_Create, as the reference's ofi conduit (GASNET_MAXEPS there: 33).
  * The smp identity allows only the primordial one (its GASNET_MAXEPS is 1). */
 #define GEXI_MAX_EPS 33
+/* Slots of the count of waiting threads (gexi_context.idle_stamp). */
+#define GEXI_IDLE_SLOTS 64
 
 struct gexi_EP {
   gex_Client_t client;
@@ -195,6 +197,15 @@ struct gexi_context {
    * namespaces) than online processors: every wait loop yields on each
    * empty poll (core/progress.c).  Set once, before attach ends. */
   bool host_oversubscribed;
+  /* The job's ranks on this machine and its online processors (sysconf;
+   * 0: unknown), for the wait policy's count of waiting threads. */
+  uint32_t machine_ranks, cpus;
+  /* Threads of this process that wait (core/progress.c): each thread
+   * stamps its slot with the time of its latest idle moment, and the
+   * slots stamped within GEXI_IDLE_FRESH_NS count.  Slots are handed out
+   * in order; past GEXI_IDLE_SLOTS threads share them (an undercount). */
+  _Atomic uint64_t idle_stamp[GEXI_IDLE_SLOTS];
+  _Atomic uint32_t idle_slots;
 
   struct gexi_Client client;
   struct gexi_EP ep;
@@ -269,6 +280,9 @@ struct gexi_context {
   /* Shared memory's poll (transport/shm), set by gex_Client_Init before
    * anything polls: the core reaches the substrates through pointers. */
   int (*shm_poll)(int what);
+  /* ... and its count of the neighbourhood's waiting threads
+   * (gexi_shm_node_waiting). */
+  unsigned (*shm_waiting)(unsigned mine, uint64_t now, uint64_t fresh_ns);
   const struct gexi_net_ops *net; /* NULL: every rank is on this node */
   /* At process exit, what the network transports would leave behind is
    * removed (transport/start/net_start.c; set before one starts, read with
@@ -338,6 +352,8 @@ struct gexi_thread_state {
   uint64_t idle_since;               /* when the first of those yields was (core/progress.c) */
   uint64_t preemptions;              /* 1 + its involuntary switches when it last looked, 0: never */
   uint64_t contended_until;          /* its idle moments sleep until then (progress.c) */
+  uint32_t idle_slot;                /* 1 + its slot of gexi_ctx.idle_stamp, 0: none yet */
+  uint32_t busy_polls;               /* polls that found work since it last stamped it */
   uint64_t net_sleeps;               /* sleeps on the network (core/progress.c;
                                       * tests read it: gexi_net_sleeps) */
   uint64_t yields;                   /* sched_yield calls of its waits (gexi_wait_yields) */
@@ -474,7 +490,16 @@ static inline void gexi_settle(void) {
   if (GEXI_UNLIKELY(atomic_load_explicit(&gexi_ctx.net_unsent, memory_order_relaxed)))
     gexi_settle_slow(-1);
 }
-static inline void gexi_busy(void) { gexi_tls.idle_polls = 0; gexi_tls.idle_yields = 0; }
+/* A wait loop's poll found work.  Every GEXI_BUSY_STAMP_POLLS of them the
+ * thread also counts as waiting (core/progress.c): a wait whose polls
+ * keep finding work -- another thread's replies -- still holds a core. */
+#define GEXI_BUSY_STAMP_POLLS 64
+void gexi_busy_stamp(void);
+static inline void gexi_busy(void) {
+  gexi_tls.idle_polls = 0;
+  gexi_tls.idle_yields = 0;
+  if (GEXI_UNLIKELY(++gexi_tls.busy_polls >= GEXI_BUSY_STAMP_POLLS)) gexi_busy_stamp();
+}
 
 /* ---- helpers ---- */
 static inline struct gexi_team *gexi_tm(gex_TM_t tm) {

@@ -26,8 +26,9 @@ struct gexi_net_ops {
   /* Run completions and deliver received AMs; returns work done. */
   int (*poll)(int what);
   /* Sleep until the network may have work for this process or timeout_us
-   * passes; returns at once when it cannot tell (no wait object). */
-  void (*block)(int timeout_us);
+   * passes; returns at once when it cannot tell (no wait object, or
+   * another thread of the process polls).  Returns whether it slept. */
+  int (*block)(int timeout_us);
   /* Poll until no frame waits for its connection to be made (gexi_ctx.
    * net_unsent is 0), or for at most timeout_ms when it is not negative;
    * NULL when frames never wait so. */

@@ -41,6 +41,12 @@
 /* On an oversubscribed host, how long a thread's polls may find nothing
  * before its wait sleeps on the network (it yields until then). */
 #define GEXI_EAGER_IDLE_NS (1000ull * 1000ull)
+/* A thread counts as waiting while its latest idle moment is this recent
+ * (it stamps one every GEXI_SPINS_BETWEEN_YIELDS empty polls or yields). */
+#define GEXI_IDLE_FRESH_NS 200000
+/* A neighbour's published count of waiting threads is believed this long
+ * (then it counts as one running thread). */
+#define GEXI_NBRHD_FRESH_NS 1000000
 
 uint64_t gexi_now_ns(void) {
   struct timespec ts;
@@ -104,10 +110,43 @@ int gexi_poll(int what) {
  * spin lock, run work of its own -- and a sleep there cost each such call up
  * to GEXI_BLOCK_US (a lock passed around four ranks on two cores took 2.5 ms
  * a handoff).  The reference's gasnet_AMPoll never sleeps either. */
-/* One sleep of this thread on the network transport's wait object. */
+/* One sleep of this thread on the network transport's wait object.  It
+ * returns at once where another thread of the process polls or sleeps;
+ * this one then gives its core away instead of coming straight back (a
+ * rank's helper threads would otherwise spin beside the one asleep). */
 static inline void net_sleep(void) {
   gexi_tls.net_sleeps++;
-  gexi_ctx.net->block(GEXI_BLOCK_US);
+  if (!gexi_ctx.net->block(GEXI_BLOCK_US)) {
+    gexi_tls.yields++;
+    sched_yield();
+  }
+}
+
+/* Stamp this thread's idle moment at 'now'; returns how many threads of
+ * the process are waiting (this one included). */
+static unsigned waiting_threads(uint64_t now) {
+  if (GEXI_UNLIKELY(gexi_tls.idle_slot == 0))
+    gexi_tls.idle_slot =
+        1 + atomic_fetch_add_explicit(&gexi_ctx.idle_slots, 1, memory_order_relaxed) %
+                GEXI_IDLE_SLOTS;
+  atomic_store_explicit(&gexi_ctx.idle_stamp[gexi_tls.idle_slot - 1], now,
+                        memory_order_relaxed);
+  uint32_t used = atomic_load_explicit(&gexi_ctx.idle_slots, memory_order_relaxed);
+  if (used > GEXI_IDLE_SLOTS) used = GEXI_IDLE_SLOTS;
+  unsigned n = 0;
+  for (uint32_t i = 0; i < used; i++) {
+    const uint64_t t = atomic_load_explicit(&gexi_ctx.idle_stamp[i], memory_order_relaxed);
+    n += t && (int64_t)(now - t) < GEXI_IDLE_FRESH_NS; /* (a newer stamp counts too) */
+  }
+  return n;
+}
+
+void gexi_busy_stamp(void) {
+  gexi_tls.busy_polls = 0;
+  if (gexi_ctx.nbrhd_size > 1) {
+    const uint64_t now = gexi_now_ns();
+    (void)gexi_ctx.shm_waiting(waiting_threads(now), now, GEXI_NBRHD_FRESH_NS);
+  }
 }
 
 static inline void idle(bool may_sleep) {
@@ -126,7 +165,27 @@ static inline void idle(bool may_sleep) {
    * 'eager' counts the job's ranks in every namespace of the machine, so
    * ranks in namespaces standing for hosts do not spin against each other
    * (another job's ranks still can). */
-  if (mode == GEXI_WAIT_AUTO && !eager && gexi_ctx.nbrhd_size > 1) return;
+  if (mode == GEXI_WAIT_AUTO && !eager && gexi_ctx.nbrhd_size > 1) {
+    /* ... unless the job's threads that want a core here outnumber the
+     * cores: each process of the neighbourhood publishes how many of its
+     * threads wait (a rank's helper threads), and one not seen waiting
+     * counts as one running thread.  Spinning then would keep the core
+     * from a thread that is waited for, so the wait yields as in the mode
+     * yield.  Two ranks of two threads each on two cores, one rank
+     * spinning in a barrier while the other's threads passed flags
+     * through it, took 4 s for 0.1.  Other programs' threads are not
+     * counted: yielding to a busy loop loses the core for a time slice. */
+    if (++gexi_tls.idle_polls < GEXI_SPINS_BEFORE_YIELD) return;
+    gexi_tls.idle_polls = GEXI_SPINS_BEFORE_YIELD - GEXI_SPINS_BETWEEN_YIELDS;
+    const uint64_t now = gexi_now_ns();
+    uint64_t w = gexi_ctx.shm_waiting(waiting_threads(now), now, GEXI_NBRHD_FRESH_NS);
+    if (gexi_ctx.machine_ranks > gexi_ctx.nbrhd_size)
+      w += gexi_ctx.machine_ranks - gexi_ctx.nbrhd_size; /* one thread each */
+    if (gexi_ctx.cpus == 0 || w <= gexi_ctx.cpus) return;
+    gexi_tls.yields++;
+    sched_yield();
+    return;
+  }
   const unsigned before = eager ? 1 : GEXI_SPINS_BEFORE_YIELD;
   if (++gexi_tls.idle_polls >= before) {
     gexi_tls.idle_polls = eager ? 0 : GEXI_SPINS_BEFORE_YIELD - GEXI_SPINS_BETWEEN_YIELDS;
@@ -145,7 +204,12 @@ static inline void idle(bool may_sleep) {
        * so that the ranks with work get the cores. */
       const uint64_t now = gexi_now_ns();
       if (gexi_tls.idle_yields++ == 0) gexi_tls.idle_since = now;
-      if (now - gexi_tls.idle_since >= GEXI_EAGER_IDLE_NS) {
+      /* With other threads of the process waiting too, one wait keeps
+       * the lead and the others sleep after a few yields, as in the mode
+       * yield: a yield would mostly hand the core to a sibling that has
+       * nothing to do either. */
+      if (now - gexi_tls.idle_since >= GEXI_EAGER_IDLE_NS ||
+          (gexi_tls.idle_yields > GEXI_YIELDS_BEFORE_BLOCK && waiting_threads(now) > 1)) {
         net_sleep();
       } else {
         gexi_tls.yields++;
@@ -159,11 +223,6 @@ static inline void idle(bool may_sleep) {
       const uint64_t t0 = gexi_now_ns();
       if (t0 < gexi_tls.contended_until) { /* others want the core: sleep */
         net_sleep();
-        /* block() returns at once where another thread of the process
-         * polls or sleeps: this one then gives the core away rather than
-         * spin beside it (a rank's helper threads). */
-        gexi_tls.yields++;
-        sched_yield();
         return;
       }
       gexi_tls.yields++;

@@ -140,6 +140,8 @@ static void build_nbrhd(const struct gexi_proc_info *all, char *const *host_keys
   for (gex_Rank_t j = 0; j < n; j++)
     on_machine += same_machine(host_keys[j], host_keys[gexi_ctx.rank]);
   gexi_ctx.host_oversubscribed = cpus > 0 && on_machine > cpus;
+  gexi_ctx.machine_ranks = (uint32_t)on_machine;
+  gexi_ctx.cpus = cpus > 0 ? (uint32_t)cpus : 0;
 }
 
 
@@ -172,6 +174,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   host_identity(mine.host, sizeof mine.host);
   gexi_shm_create_ctrl(&mine);
   gexi_ctx.shm_poll = gexi_shm_poll;
+  gexi_ctx.shm_waiting = gexi_shm_node_waiting;
   struct gexi_proc_info *all = calloc(b->size, sizeof *all);
   if (!all) gexi_fatal("out of memory");
   b->allgather(b, &mine, all, sizeof mine);

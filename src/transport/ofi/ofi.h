@@ -566,6 +566,6 @@ const char *gexi_ofi_check(const struct ofi_wire *w, size_t len);
     if (rc_) gexi_ofi_fail(desc, rc_);                    \
   } while (0)
 void gexi_ofi_progress_stalled(int what);
-void gexi_ofi_block(int timeout_us);
+int gexi_ofi_block(int timeout_us);
 
 #endif

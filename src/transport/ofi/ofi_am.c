@@ -759,14 +759,15 @@ int gexi_ofi_poll(int what) {
 /* Sleep until the network has something for this process, or timeout_us
  * passes (see gexi_net_ops.block).  fi_trywait tells whether sleeping on
  * the wait descriptor is safe now (nothing already queued). */
-void gexi_ofi_block(int timeout_us) {
+int gexi_ofi_block(int timeout_us) {
   struct gexi_ofi *o = O();
-  if (o->wait_fd < 0) return;
+  if (o->wait_fd < 0) return 0;
   struct fid *f = &o->cq->fid;
-  if (fi_trywait(o->fabric, &f, 1) != FI_SUCCESS) return;
+  if (fi_trywait(o->fabric, &f, 1) != FI_SUCCESS) return 0;
   struct pollfd p = {.fd = o->wait_fd, .events = POLLIN};
   struct timespec ts = {timeout_us / 1000000, (long)(timeout_us % 1000000) * 1000};
   (void)ppoll(&p, 1, &ts, NULL);
+  return 1;
 }
 
 void gexi_ofi_progress_stalled(int what) {

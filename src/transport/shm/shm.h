@@ -67,6 +67,11 @@ struct gexi_shm_ctrl {
    * contribution, then arrives at the team's barrier; members read after the
    * barrier and arrive again when done reading. */
   alignas(64) unsigned char coll_stage[GEXI_SHM_TEAM_SLOTS][GEXI_COLL_CHUNK];
+  /* The wait policy's count of this process's waiting threads and when it
+   * was counted (gexi_now_ns; shm_waiting.c): written by the owner's
+   * waiting threads, read by its neighbours. */
+  alignas(64) _Atomic uint64_t waiting_at;
+  _Atomic uint32_t waiting;
 };
 
 struct gexi_shm_node {
@@ -138,6 +143,11 @@ static inline void gexi_shm_am_finish(gex_Rank_t local_index, struct gexi_amq_sl
   gexi_amq_publish(s, pos);
 }
 int gexi_shm_poll(int what);
+/* Publish this process's count of waiting threads ('mine', counted at
+ * 'now'); returns the neighbourhood's: every neighbour's published count
+ * if it is more recent than fresh_ns, else 1 (a process not seen waiting
+ * is taken to run one thread). */
+unsigned gexi_shm_node_waiting(unsigned mine, uint64_t now, uint64_t fresh_ns);
 
 /* The control region of the node process with jobrank j. */
 static inline struct gexi_shm_ctrl *gexi_shm_ctrl_of(gex_Rank_t jobrank) {

@@ -634,7 +634,7 @@ void gexi_sock_q_drop(struct sock_peer *p);
 int gexi_sock_poll(int what);
 /* Whether this thread holds poll_lock (is inside a poll of this transport). */
 int gexi_sock_polling(void);
-void gexi_sock_block(int timeout_us);
+int gexi_sock_block(int timeout_us);
 /* Attach j's authenticated connection (under poll_lock; fd is in the
  * poll set already, as the handshake's). */
 void gexi_sock_attach(gex_Rank_t j, int fd);

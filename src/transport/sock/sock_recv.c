@@ -579,11 +579,12 @@ int gexi_sock_poll(int what) {
 
 /* Sleep until a connection has something for this process or timeout_us
  * passes; at once when bytes wait to be written (their progress is not
- * something the read set would wake for) or another thread polls. */
-void gexi_sock_block(int timeout_us) {
+ * something the read set would wake for) or another thread polls.
+ * Returns whether it slept (0: returned at once). */
+int gexi_sock_block(int timeout_us) {
   struct gexi_sock *s = S();
-  if (atomic_load_explicit(&s->nqueued, memory_order_relaxed) || poll_depth) return;
-  if (pthread_mutex_trylock(&s->poll_lock) != 0) return;
+  if (atomic_load_explicit(&s->nqueued, memory_order_relaxed) || poll_depth) return 0;
+  if (pthread_mutex_trylock(&s->poll_lock) != 0) return 0;
   poll_depth++;
   int ms = timeout_us < 1000 ? 1 : timeout_us / 1000;
   /* The lane's socket is in the epoll set only while this thread sleeps:
@@ -600,4 +601,5 @@ void gexi_sock_block(int timeout_us) {
   if (s->ufd >= 0) gexi_sock_lane_tick();
   poll_depth--;
   pthread_mutex_unlock(&s->poll_lock);
+  return 1;
 }
