@@ -34,9 +34,13 @@ LAYERS = {
     # 6 on top of the public API: the GASNet-1 layer, the tools API and the
     #   self-test of a running job
     "legacy": 6.0, "tools": 6.1, "diagnostics": 6.2,
+    # 7 client libraries over the public API: they include no header of
+    #   another room at all (only <gasnetex.h> and the other public ones)
+    "shmem": 7.0,
 }
+CLIENTS = {"shmem"}
 NAMES = {0: "base", 1: "core", 2: "bootstrap", 3: "substrates", 4: "protocols", 5: "objects",
-         6: "compatibility"}
+         6: "compatibility", 7: "clients"}
 
 def room_of(rel):
     parts = rel.split("/")
@@ -72,6 +76,10 @@ for d, _, files in os.walk(src):
                 continue
             if room_of(inc) != room_of(rel):
                 edges.setdefault(room_of(rel), set()).add(room_of(inc))
+            if room_of(rel) in CLIENTS and room_of(inc) != room_of(rel):
+                bad.append(f"{rel}:{n}: includes {inc}: {room_of(rel)} is a client library "
+                           f"of the public API and includes no header of another room")
+                continue
             net = room_of(inc).startswith("transport/") and room_of(inc) != "transport/shm"
             if net and not rel.startswith("transport/"):
                 bad.append(f"{rel}:{n}: includes {inc}: a network transport's own header is "

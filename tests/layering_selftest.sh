@@ -2,7 +2,8 @@
 # tests/layering_selftest.sh SRC_DIR -- tests/layering.sh fails where it
 # must: on a copy of src/, (1) an include that goes up a layer, (2) a
 # cycle between rooms made by two includes inside one layer's order,
-# (3) a network transport's own header included outside src/transport/.
+# (3) a network transport's own header included outside src/transport/,
+# (4) a client library (src/shmem) including a header of libgex's rooms.
 # Each must give status 1 and name the file or the rooms; the unchanged
 # copy must pass.
 set -uo pipefail
@@ -42,4 +43,8 @@ check "a cycle between rooms fails" 1 "include cycle (2): transport/ofi transpor
 fresh
 echo '#include "transport/sock/sock.h"' >>"$t/src/vis/vis.c"
 check "a network transport's header outside src/transport fails" 1 "vis/vis.c:.*network transport's own header"
+
+fresh
+echo '#include "core/context.h"' >>"$t/src/shmem/shmem_rma.c"
+check "a client library including libgex's own header fails" 1 "shmem/shmem_rma.c:.*client library of the public API"
 exit $fails
