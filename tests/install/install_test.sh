@@ -174,4 +174,38 @@ run 4 5 env GASNET_PSHM_NODES=4 "$work/client-smp-seq" "$token" exit=5
 run 1 0 env GASNET_PSHM_NODES=1 "$work/client-smp-seq" "$token"
 # the ofi identity ignores it (a job of one rank)
 run 1 0 env GASNET_PSHM_NODES=4 "$work/client-ofi-par" "$token"
+
+# ---- OpenSHMEM: the installed oshcc and oshrun, pkg-config gexshmem, C++ ----
+cat >"$work/shmem_client.c" <<'SHMEM'
+#include <shmem.h>
+#include <stdio.h>
+static long ring[64];
+int main(int argc, char **argv) {
+  (void)argc; (void)argv;
+  shmem_init();
+  int me = shmem_my_pe(), n = shmem_n_pes(), ok = 1;
+  long *h = (long *)shmem_malloc(64 * sizeof(long)), src[64];
+  for (int i = 0; i < 64; i++) src[i] = me * 100 + i;
+  shmem_long_put(h, src, 64, (me + 1) % n);
+  shmem_long_put(ring, src, 64, (me + 1) % n);
+  shmem_barrier_all();
+  for (int i = 0; i < 64; i++)
+    ok = ok && h[i] == ((me + n - 1) % n) * 100 + i && ring[i] == h[i];
+  if (ok) printf("PE %d: moved 1024 bytes, all correct\n", me);
+  shmem_free(h);
+  shmem_finalize();
+  return ok ? 0 : 1;
+}
+SHMEM
+"$prefix/bin/oshcc" -std=c11 -Wall -Wextra -Werror -o "$work/shmem-c" "$work/shmem_client.c" ||
+  fail "oshcc of an OpenSHMEM program"
+cp "$work/shmem_client.c" "$work/shmem_client.cc"
+# shellcheck disable=SC2046
+g++ -Wall -Wextra -Werror $(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags gexshmem) \
+  -o "$work/shmem-cxx" "$work/shmem_client.cc" \
+  $(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --libs gexshmem) -Wl,-rpath,"$lib" -lpthread -ldl ||
+  fail "g++ with pkg-config gexshmem"
+run 2 0 "$prefix/bin/oshrun" -n 2 "$work/shmem-c" "$token"
+run 4 0 env GEX_SUPERNODE_MAXSIZE=1 "$prefix/bin/oshrun" -np 4 "$work/shmem-cxx" "$token"
+step "OpenSHMEM: oshcc, pkg-config gexshmem (C++), oshrun on the host and over the network"
 step "ok"

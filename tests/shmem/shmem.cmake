@@ -1,0 +1,60 @@
+# tests/shmem/shmem.cmake -- the OpenSHMEM library's tests (label "shmem";
+# docs/openshmem.md).  Each program uses shmem.h only and checks every byte
+# and atomic result it moved; each runs
+#   shmem_<t>_n<N>         on one host, N = 1, 2, 4 and 7 PEs (7 on 2 cores)
+#   shmem_<t>_net_n4       the network forced (sock, every PE its own host)
+#   shmem_<t>_netmix_n4    two PEs per host, two hosts, on loopback
+#   shmem_<t>_ofi_n3       over libfabric tcp;ofi_rxm, every PE its own host
+#   shmem_<t>_netns        two network namespaces as two hosts, two PEs each
+set(GEX_SHMEM_TESTS t_shmem_rma t_shmem_amo t_shmem_sync t_shmem_coll)
+foreach(t IN LISTS GEX_SHMEM_TESTS)
+  add_executable(${t} shmem/${t}.c)
+  target_link_libraries(${t} PRIVATE gexshmem_static)
+  foreach(n 1 2 4 7)
+    add_test(NAME shmem_${t}_n${n}
+      COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --
+              $<TARGET_FILE:gexrun> -n ${n} $<TARGET_FILE:${t}> @TOKEN@)
+    set_tests_properties(shmem_${t}_n${n} PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+      LABELS "shmem;n${n}" ENVIRONMENT "${_gex_env}" SKIP_RETURN_CODE 77)
+  endforeach()
+  foreach(v "net|4|GEX_SUPERNODE_MAXSIZE=1" "netmix|4|GEX_SUPERNODE_MAXSIZE=2"
+            "ofi|3|GEX_SUPERNODE_MAXSIZE=1,GEX_NET_TRANSPORT=ofi,GEX_OFI_PROVIDER=tcp$<SEMICOLON>ofi_rxm")
+    string(REPLACE "|" ";" f "${v}")
+    list(GET f 0 tag)
+    list(GET f 1 n)
+    list(GET f 2 envs)
+    if(tag STREQUAL "ofi" AND NOT GEX_HAVE_OFI)
+      continue()
+    endif()
+    string(REPLACE "," ";" envs "${envs}")
+    add_test(NAME shmem_${t}_${tag}_n${n}
+      COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --
+              env ${envs} $<TARGET_FILE:gexrun> -n ${n} $<TARGET_FILE:${t}> @TOKEN@)
+    set_tests_properties(shmem_${t}_${tag}_n${n} PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+      LABELS "shmem;net;n${n}" ENVIRONMENT "${_gex_env}" SKIP_RETURN_CODE 77)
+  endforeach()
+  gex_add_netns_test(shmem_${t}_netns ${t} RANKS_PER_HOST 2 LABELS "shmem;net;netns")
+endforeach()
+
+# Misuse: one line naming the call, status 1, nothing left behind.
+add_executable(t_shmem_misuse shmem/t_shmem_misuse.c)
+target_link_libraries(t_shmem_misuse PRIVATE gexshmem_static)
+foreach(c "nonsym|shmem_long_put: \\[0x[0-9a-f]+,\\+8\\) is not a symmetric object"
+          "pe|shmem_long_put: PE 2 out of range \\(the team has 2 PEs\\)"
+          "cmp|shmem_long_wait_until: cmp 42 is not one of SHMEM_CMP_"
+          "free|shmem_free: 0x[0-9a-f]+ was not returned by the symmetric heap")
+  string(REPLACE "|" ";" f "${c}")
+  list(GET f 0 mode)
+  list(GET f 1 re)
+  add_test(NAME shmem_misuse_${mode}
+    COMMAND ${GEX_BASH} ${GEX_EXPECT} --status 1 --grep "^libgex shmem: PE [01]: ${re}"
+            --within ${GEX_TEST_WITHIN} -- $<TARGET_FILE:gexrun> -n 2 $<TARGET_FILE:t_shmem_misuse> ${mode})
+  set_tests_properties(shmem_misuse_${mode} PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+    LABELS "shmem;misuse" ENVIRONMENT "${_gex_env}")
+endforeach()
+add_test(NAME shmem_misuse_before
+  COMMAND ${GEX_BASH} ${GEX_EXPECT} --status 1
+          --grep "^libgex shmem: PE -1: shmem_my_pe: called before shmem_init$"
+          --within ${GEX_TEST_WITHIN} -- $<TARGET_FILE:t_shmem_misuse> before)
+set_tests_properties(shmem_misuse_before PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+  LABELS "shmem;misuse" ENVIRONMENT "${_gex_env}")
