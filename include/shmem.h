@@ -155,6 +155,9 @@ int shmem_n_pes(void);
 int shmem_pe_accessible(int pe);
 int shmem_addr_accessible(const void *addr, int pe);
 void *shmem_ptr(const void *dest, int pe);
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
+/* The profiling interface's control: accepted, no effect. */
+void shmem_pcontrol(const int level, ...);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
 int shmem_query_thread(int *provided);
@@ -421,6 +424,7 @@ void shmem_barrier_all(void);
 void shmem_sync_all(void);
 int shmem_team_sync(shmem_team_t team);
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+/* In C11 shmem_sync(team) is shmem_team_sync (shmem/shmem_generic.h). */
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
 
 #define GEXS_DECL_COLL(TYPE, NAME)                                                         \
@@ -471,6 +475,11 @@ GEXS_DECL_SIZED_COLL(64)
 GEXS_REDUCE_BIT_TYPES(GEXS_DECL_REDUCE_BIT)
 GEXS_REDUCE_CMP_TYPES(GEXS_DECL_REDUCE_CMP)
 GEXS_REDUCE_ARITH_TYPES(GEXS_DECL_REDUCE_ARITH)
+/* sum and prod also on the complex types (C only: C++ has no _Complex). */
+#ifndef __cplusplus
+#define GEXS_REDUCE_COMPLEX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
+GEXS_REDUCE_COMPLEX_TYPES(GEXS_DECL_REDUCE_ARITH)
+#endif
 #undef GEXS_DECL_REDUCE_BIT
 #undef GEXS_DECL_REDUCE_CMP
 #undef GEXS_DECL_REDUCE_ARITH
@@ -487,6 +496,12 @@ GEXS_REDUCE_ARITH_TYPES(GEXS_DECL_REDUCE_ARITH)
   GEXS_DECL_TOALL(TYPE, NAME, sum) GEXS_DECL_TOALL(TYPE, NAME, prod)
 GEXS_TOALL_BIT_TYPES(GEXS_DECL_TOALL_BIT)
 GEXS_TOALL_CMP_TYPES(GEXS_DECL_TOALL_CMP)
+#ifndef __cplusplus
+GEXS_DECL_TOALL(double _Complex, complexd, sum)
+GEXS_DECL_TOALL(double _Complex, complexd, prod)
+GEXS_DECL_TOALL(float _Complex, complexf, sum)
+GEXS_DECL_TOALL(float _Complex, complexf, prod)
+#endif
 #undef GEXS_DECL_TOALL_BIT
 #undef GEXS_DECL_TOALL_CMP
 #undef GEXS_DECL_TOALL

@@ -143,6 +143,10 @@
 #define shmem_test_any_vector(...) GEXS_P2P(test_any_vector, __VA_ARGS__)
 #define shmem_test_some_vector(...) GEXS_P2P(test_some_vector, __VA_ARGS__)
 
+/* ---- synchronization: shmem_sync(team), or the active-set form ---- */
+#define GEXS_SYNC_SEL(a, b, c, d, f, ...) f
+#define shmem_sync(...) GEXS_SYNC_SEL(__VA_ARGS__, shmem_sync, ~, ~, shmem_team_sync, ~)(__VA_ARGS__)
+
 /* ---- collectives: select on the destination (second argument) ---- */
 #define GEXS_COLL(LIST, OP, t, d, ...) GEXS_SEL(LIST, GEXS_A, OP, d)(t, d, __VA_ARGS__)
 #define shmem_broadcast(...) GEXS_COLL(GEXS_G_RMA, broadcast, __VA_ARGS__)
@@ -155,7 +159,9 @@
 #define shmem_xor_reduce(...) GEXS_COLL(GEXS_G_RED_BIT, xor_reduce, __VA_ARGS__)
 #define shmem_max_reduce(...) GEXS_COLL(GEXS_G_RED_CMP, max_reduce, __VA_ARGS__)
 #define shmem_min_reduce(...) GEXS_COLL(GEXS_G_RED_CMP, min_reduce, __VA_ARGS__)
-#define shmem_sum_reduce(...) GEXS_COLL(GEXS_G_RED_CMP, sum_reduce, __VA_ARGS__)
-#define shmem_prod_reduce(...) GEXS_COLL(GEXS_G_RED_CMP, prod_reduce, __VA_ARGS__)
+#define GEXS_G_RED_ARITH(X, OP) GEXS_G_RED_CMP(X, OP) X(double _Complex, complexd, OP) \
+  X(float _Complex, complexf, OP)
+#define shmem_sum_reduce(...) GEXS_COLL(GEXS_G_RED_ARITH, sum_reduce, __VA_ARGS__)
+#define shmem_prod_reduce(...) GEXS_COLL(GEXS_G_RED_ARITH, prod_reduce, __VA_ARGS__)
 
 #endif /* GEX_SHMEM_GENERIC_H */

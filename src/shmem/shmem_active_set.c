@@ -63,7 +63,7 @@ static void aset_sync(const struct aset *a, long *pSync) {
   gexs_quiet_all(); /* the adds are complete before anything else is done */
 }
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
+void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync) {
   struct aset a = aset_of("shmem_sync", PE_start, logPE_stride, PE_size);
   aset_sync(&a, pSync);
 }
@@ -85,10 +85,9 @@ static void bcast(const char *call, void *dest, const void *source, size_t nbyte
 }
 
 /* Gather: member i's block lands at offset off(i) in every dest.  With
- * 'counts', the offsets come from the members' pSync[2]. */
+ * 'variable', the offsets come from the members' counts in pSync[2]. */
 static void gather(const char *call, void *dest, const void *source, size_t nbytes,
-                   size_t unit, int variable, int start, int log_stride, int size,
-                   long *pSync) {
+                   int variable, int start, int log_stride, int size, long *pSync) {
   struct aset a = aset_of(call, start, log_stride, size);
   if (variable) __atomic_store_n(&pSync[2], (long)nbytes, __ATOMIC_RELEASE);
   aset_sync(&a, pSync);
@@ -103,7 +102,6 @@ static void gather(const char *call, void *dest, const void *source, size_t nbyt
     gexs_get(call, (char *)dest + off, source, n, pe_of(&a, i), 1);
     off += n;
   }
-  (void)unit;
   gexs_quiet_all();
   aset_sync(&a, pSync);
   if (variable) __atomic_store_n(&pSync[2], SHMEM_SYNC_VALUE, __ATOMIC_RELEASE);
@@ -135,13 +133,13 @@ static void exchange(const char *call, void *dest, const void *source, ptrdiff_t
   }                                                                                         \
   void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,     \
                            int logPE_stride, int PE_size, long *pSync) {                    \
-    gather("shmem_collect" #BITS, dest, source, nelems * (BITS / 8), BITS / 8, 1, PE_start, \
+    gather("shmem_collect" #BITS, dest, source, nelems * (BITS / 8), 1, PE_start,           \
            logPE_stride, PE_size, pSync);                                                   \
   }                                                                                         \
   void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start,    \
                             int logPE_stride, int PE_size, long *pSync) {                   \
-    gather("shmem_fcollect" #BITS, dest, source, nelems * (BITS / 8), BITS / 8, 0,          \
-           PE_start, logPE_stride, PE_size, pSync);                                         \
+    gather("shmem_fcollect" #BITS, dest, source, nelems * (BITS / 8), 0, PE_start,          \
+           logPE_stride, PE_size, pSync);                                                   \
   }                                                                                         \
   void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,    \
                             int logPE_stride, int PE_size, long *pSync) {                   \
@@ -196,3 +194,7 @@ GEXS_DEF_ASET(64)
   GEXS_DEF_TOALL(TYPE, NAME, prod, (TYPE)(y * x))
 GEXS_TOALL_BIT_TYPES(GEXS_DEF_TOALL_BIT)
 GEXS_TOALL_CMP_TYPES(GEXS_DEF_TOALL_CMP)
+GEXS_DEF_TOALL(double _Complex, complexd, sum, y + x)
+GEXS_DEF_TOALL(double _Complex, complexd, prod, y * x)
+GEXS_DEF_TOALL(float _Complex, complexf, sum, y + x)
+GEXS_DEF_TOALL(float _Complex, complexf, prod, y * x)

@@ -151,6 +151,7 @@ void gexs_amo(const char *call, void *dest, int pe, size_t size, enum gexs_kind 
               gex_OP_t op, uint64_t a, uint64_t b, void *result, int nbi) {
   struct gexs_where w;
   gexs_where(call, dest, size, pe, &w);
+  if (pe == gexs.me) gexs_poll(); /* (as gexs_get: a loop on this PE's object) */
   if ((uintptr_t)dest % size)
     gexs_fatal(call, "%p is not aligned to its %zu-byte type", dest, size);
   if (w.heap) {

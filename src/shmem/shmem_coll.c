@@ -174,23 +174,28 @@ static int reduce(const char *call, shmem_team_t team, void *dest, const void *s
     TYPE *y = a2;                                                                         \
     for (size_t i = 0; i < n; i++) y[i] = EXPR;                                           \
   }
-#define GEXS_DEF_REDUCE(TYPE, NAME, OP, GEXOP, EXPR)                                      \
+#define GEXS_DEF_REDUCE(TYPE, NAME, OP, DT, GEXOP, EXPR)                                  \
   RED_FN(TYPE, NAME, OP, EXPR)                                                            \
   int shmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE *dest, const TYPE *source,     \
                                    size_t nreduce) {                                      \
     return reduce("shmem_" #NAME "_" #OP "_reduce", team, dest, source, nreduce,          \
-                  sizeof(TYPE), DT_OF(TYPE), GEXOP, red_##NAME##_##OP);                   \
+                  sizeof(TYPE), DT, GEXOP, red_##NAME##_##OP);                            \
   }
 #define GEXS_DEF_REDUCE_BIT(TYPE, NAME)                                                   \
-  GEXS_DEF_REDUCE(TYPE, NAME, and, GEX_OP_AND, (TYPE)(x[i] & y[i]))                       \
-  GEXS_DEF_REDUCE(TYPE, NAME, or, GEX_OP_OR, (TYPE)(x[i] | y[i]))                         \
-  GEXS_DEF_REDUCE(TYPE, NAME, xor, GEX_OP_XOR, (TYPE)(x[i] ^ y[i]))
+  GEXS_DEF_REDUCE(TYPE, NAME, and, DT_OF(TYPE), GEX_OP_AND, (TYPE)(x[i] & y[i]))          \
+  GEXS_DEF_REDUCE(TYPE, NAME, or, DT_OF(TYPE), GEX_OP_OR, (TYPE)(x[i] | y[i]))            \
+  GEXS_DEF_REDUCE(TYPE, NAME, xor, DT_OF(TYPE), GEX_OP_XOR, (TYPE)(x[i] ^ y[i]))
 #define GEXS_DEF_REDUCE_CMP(TYPE, NAME)                                                   \
-  GEXS_DEF_REDUCE(TYPE, NAME, max, GEX_OP_MAX, x[i] > y[i] ? x[i] : y[i])                 \
-  GEXS_DEF_REDUCE(TYPE, NAME, min, GEX_OP_MIN, x[i] < y[i] ? x[i] : y[i])
+  GEXS_DEF_REDUCE(TYPE, NAME, max, DT_OF(TYPE), GEX_OP_MAX, x[i] > y[i] ? x[i] : y[i])    \
+  GEXS_DEF_REDUCE(TYPE, NAME, min, DT_OF(TYPE), GEX_OP_MIN, x[i] < y[i] ? x[i] : y[i])
 #define GEXS_DEF_REDUCE_ARITH(TYPE, NAME)                                                 \
-  GEXS_DEF_REDUCE(TYPE, NAME, sum, GEX_OP_ADD, (TYPE)(x[i] + y[i]))                       \
-  GEXS_DEF_REDUCE(TYPE, NAME, prod, GEX_OP_MULT, (TYPE)(x[i] * y[i]))
+  GEXS_DEF_REDUCE(TYPE, NAME, sum, DT_OF(TYPE), GEX_OP_ADD, (TYPE)(x[i] + y[i]))          \
+  GEXS_DEF_REDUCE(TYPE, NAME, prod, DT_OF(TYPE), GEX_OP_MULT, (TYPE)(x[i] * y[i]))
+/* The complex types are no libgex data type: a user operation each. */
+#define GEXS_DEF_REDUCE_COMPLEX(TYPE, NAME)                                               \
+  GEXS_DEF_REDUCE(TYPE, NAME, sum, GEX_DT_USER, GEX_OP_ADD, x[i] + y[i])                  \
+  GEXS_DEF_REDUCE(TYPE, NAME, prod, GEX_DT_USER, GEX_OP_MULT, x[i] * y[i])
 GEXS_REDUCE_BIT_TYPES(GEXS_DEF_REDUCE_BIT)
 GEXS_REDUCE_CMP_TYPES(GEXS_DEF_REDUCE_CMP)
 GEXS_REDUCE_ARITH_TYPES(GEXS_DEF_REDUCE_ARITH)
+GEXS_REDUCE_COMPLEX_TYPES(GEXS_DEF_REDUCE_COMPLEX)

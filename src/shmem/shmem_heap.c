@@ -7,6 +7,10 @@
  * offset on all PEs.  The segment holds the heap and, after it, the
  * private team scratch (GEXS_SCRATCH_SLOTS slots of GEXS_SCRATCH_BYTES),
  * which is not symmetric: only members of a team use a slot.
+ *
+ * Each PE's heap starts at the first GEXS_HEAP_BASE_ALIGN boundary of its
+ * segment, so an offset aligned to that much or less is an address
+ * aligned alike on every PE (shmem_align).
  */
 #include "shmem/shmem_internal.h"
 
@@ -16,13 +20,15 @@
 #define GEXS_SCRATCH_BYTES 4096
 #define GEXS_SCRATCH_SLOTS 64
 #define GEXS_HEAP_DEFAULT ((size_t)64 << 20)
+#define GEXS_HEAP_BASE_ALIGN ((uintptr_t)2 << 20)
 
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 void gexs_heap_init(void) {
   size_t want = gexs_env_size("SHMEM_SYMMETRIC_SIZE", GEXS_HEAP_DEFAULT);
   size_t heap = round_up(want, GEXS_ALIGN);
-  size_t total = round_up(heap + (size_t)GEXS_SCRATCH_BYTES * GEXS_SCRATCH_SLOTS,
+  size_t total = round_up(heap + (size_t)GEXS_SCRATCH_BYTES * GEXS_SCRATCH_SLOTS +
+                              GEXS_HEAP_BASE_ALIGN,
                           GASNET_PAGESIZE);
   if (heap < want || total > gasnet_getMaxLocalSegmentSize())
     gexs_fatal("shmem_init",
@@ -33,7 +39,7 @@ void gexs_heap_init(void) {
   gex_Segment_t seg;
   if (gex_Segment_Attach(&seg, gexs.world, total) != GASNET_OK)
     gexs_fatal("shmem_init", "cannot attach a symmetric heap of %zu bytes", total);
-  gexs.heap = gex_Segment_QueryAddr(seg);
+  gexs.heap = (char *)round_up((uintptr_t)gex_Segment_QueryAddr(seg), GEXS_HEAP_BASE_ALIGN);
   gexs.heap_size = heap;
   gexs.scratch = gexs.heap + heap;
   gexs.heap_local = calloc((size_t)gexs.npes, sizeof *gexs.heap_local);
@@ -49,8 +55,10 @@ void gexs_heap_init(void) {
     if (size < total)
       gexs_fatal("shmem_init", "PE %d's symmetric heap is %zu bytes, this PE's %zu: every "
                  "PE must have the same SHMEM_SYMMETRIC_SIZE", pe, (size_t)size, total);
-    gexs.heap_owner[pe] = owner;
-    gexs.heap_local[pe] = local;
+    /* its heap: at the first boundary of its own segment */
+    size_t skip = (size_t)(round_up((uintptr_t)owner, GEXS_HEAP_BASE_ALIGN) - (uintptr_t)owner);
+    gexs.heap_owner[pe] = (char *)owner + skip;
+    gexs.heap_local[pe] = local ? (char *)local + skip : NULL;
   }
   gexs.blocks[0] = (struct gexs_block){0, heap, 0};
   gexs.nblocks = 1;

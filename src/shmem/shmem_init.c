@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 struct gexs_state gexs;
+_Thread_local struct gexs_thread gexs_tls;
 
 void gexs_fatal(const char *call, const char *fmt, ...) {
   char msg[512];
@@ -254,6 +255,16 @@ void *shmem_ptr(const void *dest, int pe) {
   if (!gexs_in_heap(dest, 1) || !gexs.heap_local[pe]) return NULL;
   return gexs.heap_local[pe] + ((const char *)dest - gexs.heap);
 }
+
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe) {
+  GEXS_NEED_INIT("shmem_team_ptr");
+  if (team == SHMEM_TEAM_INVALID) return NULL;
+  struct gexs_team *t = gexs_team_of(team);
+  if (pe < 0 || pe >= t->n_pes) return NULL;
+  return shmem_ptr(dest, t->world_pe ? t->world_pe[pe] : pe);
+}
+
+void shmem_pcontrol(const int level, ...) { (void)level; }
 
 void shmem_info_get_version(int *major, int *minor) {
   if (major) *major = SHMEM_MAJOR_VERSION;

@@ -86,6 +86,13 @@ struct gexs_state {
 
 extern struct gexs_state gexs;
 
+/* Per-thread state: where the next test_any/wait_until_any starts looking
+ * (so that repeated calls find every element that satisfies). */
+struct gexs_thread {
+  size_t any_next;
+};
+extern _Thread_local struct gexs_thread gexs_tls;
+
 /* ---- errors ---- */
 #ifdef __GNUC__
 __attribute__((noreturn, format(printf, 2, 3)))

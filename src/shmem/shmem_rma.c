@@ -23,6 +23,9 @@ void gexs_put(const char *call, void *dest, const void *src, size_t n, int pe, i
 
 void gexs_get(const char *call, void *dest, const void *src, size_t n, int pe, int nbi) {
   if (n == 0) return;
+  /* A loop of gets from this PE waits for others' puts: those from other
+   * hosts land by this PE's progress. */
+  if (pe == gexs.me) gexs_poll();
   struct gexs_where w;
   gexs_where(call, src, n, pe, &w);
   if (w.local) {

@@ -77,10 +77,17 @@ static void check_cmp(const char *call, int cmp) {
       if (!(st && st[i]) && !CMP(cmp, LOAD(&iv[i]), vs[i * step])) return 0;              \
     return 1;                                                                             \
   }                                                                                       \
+  /* From where the thread's last call left off, so that repeated calls   \
+   * return every element that satisfies. */                                             \
   static size_t NAME##_any(TYPE *iv, size_t n, const int *st, int cmp, const TYPE *vs,    \
                            size_t step) {                                                 \
-    for (size_t i = 0; i < n; i++)                                                        \
-      if (!(st && st[i]) && CMP(cmp, LOAD(&iv[i]), vs[i * step])) return i;               \
+    for (size_t k = 0; k < n; k++) {                                                      \
+      size_t i = (gexs_tls.any_next + k) % n;                                             \
+      if (!(st && st[i]) && CMP(cmp, LOAD(&iv[i]), vs[i * step])) {                       \
+        gexs_tls.any_next = i + 1;                                                        \
+        return i;                                                                         \
+      }                                                                                   \
+    }                                                                                     \
     return SIZE_MAX;                                                                      \
   }                                                                                       \
   static size_t NAME##_some(TYPE *iv, size_t n, size_t *idx, const int *st, int cmp,      \
@@ -186,7 +193,10 @@ void(shmem_wait_until)(long *ivar, int cmp, long cmp_value) {
 void(shmem_wait)(long *ivar, long cmp_value) { shmem_long_wait(ivar, cmp_value); }
 
 /* ---- signals ---- */
-uint64_t shmem_signal_fetch(const uint64_t *sig_addr) { return LOAD(sig_addr); }
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
+  gexs_poll(); /* a loop of fetches waits for signals from other hosts */
+  return LOAD(sig_addr);
+}
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
   check_cmp("shmem_signal_wait_until", cmp);

@@ -3,6 +3,7 @@
  * with pSync; every element of every result is checked. */
 #include "shmem_test.h"
 
+#include <complex.h>
 #include <string.h>
 
 #define NE 37
@@ -175,6 +176,23 @@ int main(void) {
   }
   shmem_team_destroy(even);
   shmem_free(v);
+
+  /* the C11 shmem_sync(team), and sum/prod on the complex types */
+  CHECK(shmem_sync(SHMEM_TEAM_WORLD) == 0, "shmem_sync(team)");
+  static double _Complex zc, zs;
+  zc = (double)me + 1.0 * _Complex_I;
+  CHECK(shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, &zs, &zc, 1) == 0, "complexd sum");
+  CHECK(creal(zs) == (double)n * (n - 1) / 2 && cimag(zs) == (double)n, "complexd sum value");
+  static float _Complex fc, fp;
+  fc = 1.0f * _Complex_I;
+  CHECK(shmem_prod_reduce(SHMEM_TEAM_WORLD, &fp, &fc, 1) == 0, "complexf prod (generic)");
+  {
+    float _Complex want = 1.0f;
+    for (int j = 0; j < n; j++) want *= 1.0f * _Complex_I;
+    CHECK(crealf(fp) == crealf(want) && cimagf(fp) == cimagf(want), "complexf prod value");
+  }
+  CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, B.src, me) == B.src, "shmem_team_ptr to this PE");
+  shmem_pcontrol(1);
 
   /* a 2-D grid of rows of 2 */
   shmem_team_t xt, yt;

@@ -57,6 +57,26 @@ int main(void) {
         idx[0] == 2, "some_vector");
   shmem_barrier_all();
 
+  /* 2b. repeated test_any calls return every element that satisfies, not
+   * only the first (all are set now) */
+  int seen[NV] = {0}, nseen = 0;
+  for (int r = 0; r < 10 * NV && nseen < NV; r++) {
+    size_t i = shmem_int_test_any(s_flags, NV, NULL, SHMEM_CMP_EQ, 1);
+    CHECK(i < NV, "test_any: %zu", i);
+    if (!seen[i]) seen[i] = 1, nseen++;
+  }
+  CHECK(nseen == NV, "test_any returned %d of the %d elements", nseen, NV);
+
+  /* 2c. a loop of atomic fetches of this PE's own static object sees the
+   * previous PE's atomic set (the fetch makes progress) */
+  static int s_spin = -1;
+  shmem_barrier_all();
+  shmem_int_atomic_set(&s_spin, me + 1, t);
+  while (shmem_int_atomic_fetch(&s_spin, me) < 0) {
+  }
+  CHECK(s_spin == prev + 1, "spin on own object: %d", s_spin);
+  shmem_barrier_all();
+
   /* 3. every comparison */
   hv[1] = 5;
   CHECK(shmem_long_test(&hv[1], SHMEM_CMP_EQ, 5) && shmem_long_test(&hv[1], SHMEM_CMP_NE, 4) &&
@@ -95,6 +115,9 @@ int main(void) {
    * big block fits again */
   char *a = shmem_align(4096, 100);
   CHECK(a && ((uintptr_t)a % 4096) == 0, "align");
+  char *a2 = shmem_align(1 << 20, 100); /* aligned as an address, on every PE */
+  CHECK(a2 && ((uintptr_t)a2 % (1 << 20)) == 0, "align 1 MiB: %p", (void *)a2);
+  shmem_free(a2);
   memset(a, 0x5a, 100);
   char *b = shmem_realloc(a, 10000);
   CHECK(b, "realloc");
