@@ -204,12 +204,7 @@ static inline void idle(bool may_sleep) {
        * so that the ranks with work get the cores. */
       const uint64_t now = gexi_now_ns();
       if (gexi_tls.idle_yields++ == 0) gexi_tls.idle_since = now;
-      /* With other threads of the process waiting too, one wait keeps
-       * the lead and the others sleep after a few yields, as in the mode
-       * yield: a yield would mostly hand the core to a sibling that has
-       * nothing to do either. */
-      if (now - gexi_tls.idle_since >= GEXI_EAGER_IDLE_NS ||
-          (gexi_tls.idle_yields > GEXI_YIELDS_BEFORE_BLOCK && waiting_threads(now) > 1)) {
+      if (now - gexi_tls.idle_since >= GEXI_EAGER_IDLE_NS) {
         net_sleep();
       } else {
         gexi_tls.yields++;
