@@ -475,8 +475,9 @@ GEXS_DECL_SIZED_COLL(64)
 GEXS_REDUCE_BIT_TYPES(GEXS_DECL_REDUCE_BIT)
 GEXS_REDUCE_CMP_TYPES(GEXS_DECL_REDUCE_CMP)
 GEXS_REDUCE_ARITH_TYPES(GEXS_DECL_REDUCE_ARITH)
-/* sum and prod also on the complex types (C only: C++ has no _Complex). */
-#ifndef __cplusplus
+/* sum and prod also on the complex types (C, and C++ compilers that take
+ * C's _Complex, as g++ and clang++ do). */
+#if !defined(__cplusplus) || defined(__GNUC__)
 #define GEXS_REDUCE_COMPLEX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
 GEXS_REDUCE_COMPLEX_TYPES(GEXS_DECL_REDUCE_ARITH)
 #endif
@@ -496,7 +497,7 @@ GEXS_REDUCE_COMPLEX_TYPES(GEXS_DECL_REDUCE_ARITH)
   GEXS_DECL_TOALL(TYPE, NAME, sum) GEXS_DECL_TOALL(TYPE, NAME, prod)
 GEXS_TOALL_BIT_TYPES(GEXS_DECL_TOALL_BIT)
 GEXS_TOALL_CMP_TYPES(GEXS_DECL_TOALL_CMP)
-#ifndef __cplusplus
+#if !defined(__cplusplus) || defined(__GNUC__)
 GEXS_DECL_TOALL(double _Complex, complexd, sum)
 GEXS_DECL_TOALL(double _Complex, complexd, prod)
 GEXS_DECL_TOALL(float _Complex, complexf, sum)

@@ -20,7 +20,7 @@
 #define GEXS_SCRATCH_BYTES 4096
 #define GEXS_SCRATCH_SLOTS 64
 #define GEXS_HEAP_DEFAULT ((size_t)64 << 20)
-#define GEXS_HEAP_BASE_ALIGN ((uintptr_t)2 << 20)
+#define GEXS_HEAP_BASE_ALIGN ((uintptr_t)16 << 20) /* (address space only: pages unused are not touched) */
 
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 

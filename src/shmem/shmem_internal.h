@@ -70,6 +70,7 @@ struct gexs_state {
   /* team scratch: a private area after the heap, one slot per live team */
   char *scratch;
   uint64_t scratch_used;     /* bit i: slot i holds a team's scratch */
+  int live_teams;            /* teams made by splits that exist now */
   /* the static data */
   gex_EP_t data_ep;
   gex_TM_t data_tm;          /* gex_TM_Pair(ep, 1) */

@@ -99,11 +99,27 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 }
 
 /* ---- splits ---- */
+/* At most this many teams made by splits live in a PE at once (libgex
+ * gives a process 64 teams, the world and the shared team among them). */
+#define GEXS_MAX_TEAMS 60
+
+/* The members of 'parent' agree whether each of them can hold one more
+ * team: a full PE makes the split fail everywhere with -1 (the
+ * specification's error return), not end the job. */
+static int room_for_team(struct gexs_team *parent) {
+  int32_t ok = gexs.live_teams < GEXS_MAX_TEAMS, all = 0;
+  gex_Event_Wait(gex_Coll_ReduceToAllNB(parent->tm, &all, &ok, GEX_DT_I32, sizeof ok, 1,
+                                        GEX_OP_MIN, NULL, NULL, 0));
+  return all;
+}
+
 static int new_team(const char *call, struct gexs_team *parent, int color, int key,
                     const shmem_team_config_t *config, long mask, shmem_team_t *out) {
   struct gexs_team t;
+  *out = SHMEM_TEAM_INVALID;
+  if (!room_for_team(parent)) return -1;
   if (split(parent, color, key, &t) != 0)
-    gexs_fatal(call, "more than 63 teams exist in this PE at once");
+    gexs_fatal(call, "no scratch for a team (at most %d teams)", GEXS_MAX_TEAMS);
   if (color < 0) {
     *out = SHMEM_TEAM_INVALID;
     return 0;
@@ -111,6 +127,7 @@ static int new_team(const char *call, struct gexs_team *parent, int color, int k
   struct gexs_team *p = malloc(sizeof *p);
   if (!p) gexs_fatal(call, "out of memory");
   *p = t;
+  gexs.live_teams++;
   if (config && (mask & SHMEM_TEAM_NUM_CONTEXTS)) p->config = *config;
   *out = (shmem_team_t)p;
   return 0;
@@ -153,7 +170,12 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
   int me = p->my_pe;
   if (new_team(call, p, me / xrange, me % xrange, xaxis_config, xaxis_mask, xaxis_team))
     return -1;
-  return new_team(call, p, me % xrange, me / xrange, yaxis_config, yaxis_mask, yaxis_team);
+  if (new_team(call, p, me % xrange, me / xrange, yaxis_config, yaxis_mask, yaxis_team)) {
+    shmem_team_destroy(*xaxis_team); /* both or neither */
+    *xaxis_team = SHMEM_TEAM_INVALID;
+    return -1;
+  }
+  return 0;
 }
 
 void shmem_team_destroy(shmem_team_t team) {
@@ -164,6 +186,7 @@ void shmem_team_destroy(shmem_team_t team) {
   gexs_quiet_all();
   team_free(t);
   free(t);
+  gexs.live_teams--;
 }
 
 /* ---- contexts ---- */

@@ -194,6 +194,20 @@ int main(void) {
   CHECK(shmem_team_ptr(SHMEM_TEAM_WORLD, B.src, me) == B.src, "shmem_team_ptr to this PE");
   shmem_pcontrol(1);
 
+  /* more teams than a PE may hold: a split returns -1 on every PE, the
+   * job goes on, and once they are destroyed a split works again */
+  shmem_team_t many[100];
+  int made = 0, rc = 0;
+  while (made < 100 && (rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0,
+                                                      &many[made])) == 0)
+    made++;
+  CHECK(rc != 0 && made >= 32 && made < 100, "team limit: %d teams made, last rc %d", made, rc);
+  CHECK(many[made] == SHMEM_TEAM_INVALID, "a failed split gives SHMEM_TEAM_INVALID");
+  for (int i = 0; i < made; i++) shmem_team_destroy(many[i]);
+  CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &many[0]) == 0 &&
+        shmem_team_n_pes(many[0]) == n, "a split after the destroys");
+  shmem_team_destroy(many[0]);
+
   /* a 2-D grid of rows of 2 */
   shmem_team_t xt, yt;
   CHECK(shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &xt, NULL, 0, &yt) == 0, "split_2d");

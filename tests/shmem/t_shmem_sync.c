@@ -115,9 +115,11 @@ int main(void) {
    * big block fits again */
   char *a = shmem_align(4096, 100);
   CHECK(a && ((uintptr_t)a % 4096) == 0, "align");
-  char *a2 = shmem_align(1 << 20, 100); /* aligned as an address, on every PE */
-  CHECK(a2 && ((uintptr_t)a2 % (1 << 20)) == 0, "align 1 MiB: %p", (void *)a2);
-  shmem_free(a2);
+  for (size_t al = 1 << 16; al <= (16u << 20); al <<= 1) { /* aligned as an address */
+    char *a2 = shmem_align(al, 100);
+    CHECK(a2 && ((uintptr_t)a2 % al) == 0, "align %zu: %p", al, (void *)a2);
+    shmem_free(a2);
+  }
   memset(a, 0x5a, 100);
   char *b = shmem_realloc(a, 10000);
   CHECK(b, "realloc");
