@@ -14,7 +14,9 @@
  *   auto (the default), the ranks neighbours in shared memory and
  *        the host not oversubscribed by the job: neither yields nor sleeps (it spins,
  *        as the reference does, so that another program's busy loop never
- *        gets its core while its neighbour may answer at once);
+ *        gets its core while its neighbour may answer at once); but with
+ *        as many helper threads of rank 0 waiting as there are cores (the
+ *        job's waiting threads then outnumber them), it yields;
  *   auto, every peer over the network (GEX_SUPERNODE_MAXSIZE=1): yields,
  *        and sleeps on the network (whose descriptor wakes it) once a
  *        yield shows that another thread wants its core: checked again
@@ -100,12 +102,38 @@ static void crowd_core(int on) {
   }
 }
 
+/* Helper threads of rank 0 that wait too (GASNET_BLOCKUNTIL) while
+ * rank 0's main thread waits (helpers_start / helpers_stop). */
+#define MAX_HELPERS 60
+static volatile int helpers_done;
+static pthread_t helper_th[MAX_HELPERS];
+static int nhelpers;
+static void *helper(void *arg) {
+  (void)arg;
+  GASNET_BLOCKUNTIL(helpers_done);
+  return NULL;
+}
+static void helpers(int n) {
+  if (n > 0) {
+    helpers_done = 0;
+    nhelpers = n;
+    for (int i = 0; i < n; i++) CHECK(pthread_create(&helper_th[i], NULL, helper, NULL) == 0);
+  } else {
+    helpers_done = 1;
+    for (int i = 0; i < nhelpers; i++) CHECK(pthread_join(helper_th[i], NULL) == 0);
+    nhelpers = 0;
+  }
+}
+
 /* One long wait at rank 0; returns its yields and sleeps there.  'crowd':
- * rank 0's core is kept busy by a thread of its own meanwhile. */
-static void long_wait(uint32_t v, uint64_t *yields, uint64_t *sleeps, int crowd) {
+ * rank 0's core is kept busy by a thread of its own meanwhile; 'nhelp':
+ * that many helper threads of rank 0 wait meanwhile. */
+static void long_wait_helped(uint32_t v, uint64_t *yields, uint64_t *sleeps, int crowd,
+                             int nhelp) {
   test_barrier();
   *yields = *sleeps = 0;
   if (crowd && T.rank == 0) crowd_core(1);
+  if (nhelp && T.rank == 0) helpers(nhelp);
   if (T.rank == 1) {
     GASNET_BLOCKUNTIL(waiting == v);
     double end = now_s() + 0.02;
@@ -121,7 +149,11 @@ static void long_wait(uint32_t v, uint64_t *yields, uint64_t *sleeps, int crowd)
     CHECK(flag == v);
   }
   if (crowd && T.rank == 0) crowd_core(0);
+  if (nhelp && T.rank == 0) helpers(0);
   test_barrier();
+}
+static void long_wait(uint32_t v, uint64_t *yields, uint64_t *sleeps, int crowd) {
+  long_wait_helped(v, yields, sleeps, crowd, 0);
 }
 
 int main(int argc, char **argv) {
@@ -164,6 +196,14 @@ int main(int argc, char **argv) {
     if (T.rank == 0) {
       test_log("auto, a busy thread on rank 0's core: %" PRIu64 " yields, %" PRIu64 " sleeps", y, s);
       CHECKF(s > 0, "auto, every peer over the network, its core wanted: sleep on the network");
+    }
+  }
+  if (is_auto && nbrhd > 1 && !crowded && cpus > 0 && cpus <= MAX_HELPERS) {
+    long_wait_helped(5, &y, &s, 0, (int)cpus);
+    if (T.rank == 0) {
+      test_log("auto, %ld helper threads of rank 0 waiting: %" PRIu64 " yields", cpus, y);
+      CHECKF(y > 0, "auto with neighbours, the job's waiting threads outnumbering the cores: "
+                    "yield");
     }
   }
   CHECK(gasnet_set_waitmode(GASNET_WAIT_SPINBLOCK) == GASNET_OK); /* yield */
