@@ -144,12 +144,7 @@ string(APPEND GEX_GASNET_CONFIGURE_ARGS ")")
 string(REGEX REPLACE "[\"\\]" "'" GEX_GASNET_CONFIGURE_ARGS "${GEX_GASNET_CONFIGURE_ARGS}")
 # Flags every client needs: a sanitizer build's libraries need the sanitizer
 # runtime in the client too.
-set(GEX_GASNET_MISC_FLAGS "")
-if(GEX_SANITIZE STREQUAL "address")
-  set(GEX_GASNET_MISC_FLAGS "-fsanitize=address,undefined -fno-omit-frame-pointer")
-elseif(GEX_SANITIZE STREQUAL "thread")
-  set(GEX_GASNET_MISC_FLAGS "-fsanitize=thread")
-endif()
+set(GEX_GASNET_MISC_FLAGS "${GEX_CLIENT_SANITIZE_FLAGS}")
 # Libraries after -lgasnet-<conduit>-<mode>: what the static library needs
 # (harmless with the shared one, which the linker prefers).
 set(GEX_GASNET_DEP_LIBS "")
