@@ -105,21 +105,21 @@ static void crowd_core(int on) {
 /* Helper threads of rank 0 that wait too (GASNET_BLOCKUNTIL) while
  * rank 0's main thread waits (helpers_start / helpers_stop). */
 #define MAX_HELPERS 60
-static volatile int helpers_done;
+static atomic_int helpers_done;
 static pthread_t helper_th[MAX_HELPERS];
 static int nhelpers;
 static void *helper(void *arg) {
   (void)arg;
-  GASNET_BLOCKUNTIL(helpers_done);
+  GASNET_BLOCKUNTIL(atomic_load(&helpers_done));
   return NULL;
 }
 static void helpers(int n) {
   if (n > 0) {
-    helpers_done = 0;
+    atomic_store(&helpers_done, 0);
     nhelpers = n;
     for (int i = 0; i < n; i++) CHECK(pthread_create(&helper_th[i], NULL, helper, NULL) == 0);
   } else {
-    helpers_done = 1;
+    atomic_store(&helpers_done, 1);
     for (int i = 0; i < nhelpers; i++) CHECK(pthread_join(helper_th[i], NULL) == 0);
     nhelpers = 0;
   }
