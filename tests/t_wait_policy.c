@@ -44,15 +44,16 @@ uint64_t gexi_wait_yields(void); /* this thread's yields (core/progress.c) */
 #define H_FLAG (GEX_AM_INDEX_BASE + 0)
 #define H_WAITING (GEX_AM_INDEX_BASE + 1)
 
-static volatile uint32_t flag, waiting;
+/* (atomic: rank 0's helper threads may run the handlers) */
+static atomic_uint flag, waiting;
 
 static void flag_handler(gex_Token_t tok, gex_AM_Arg_t v) {
   (void)tok;
-  flag = (uint32_t)v;
+  atomic_store(&flag, (uint32_t)v);
 }
 static void waiting_handler(gex_Token_t tok, gex_AM_Arg_t v) {
   (void)tok;
-  waiting = (uint32_t)v;
+  atomic_store(&waiting, (uint32_t)v);
 }
 
 static gex_AM_Entry_t handlers[] = {
@@ -135,7 +136,7 @@ static void long_wait_helped(uint32_t v, uint64_t *yields, uint64_t *sleeps, int
   if (crowd && T.rank == 0) crowd_core(1);
   if (nhelp && T.rank == 0) helpers(nhelp);
   if (T.rank == 1) {
-    GASNET_BLOCKUNTIL(waiting == v);
+    GASNET_BLOCKUNTIL(atomic_load(&waiting) == v);
     double end = now_s() + 0.02;
     while (now_s() < end) {
     }
@@ -143,10 +144,10 @@ static void long_wait_helped(uint32_t v, uint64_t *yields, uint64_t *sleeps, int
   } else if (T.rank == 0) {
     uint64_t y = gexi_wait_yields(), s = gexi_net_sleeps();
     gex_AM_RequestShort1(T.tm, 1, H_WAITING, 0, (gex_AM_Arg_t)v);
-    GASNET_BLOCKUNTIL(flag == v);
+    GASNET_BLOCKUNTIL(atomic_load(&flag) == v);
     *yields = gexi_wait_yields() - y;
     *sleeps = gexi_net_sleeps() - s;
-    CHECK(flag == v);
+    CHECK(atomic_load(&flag) == v);
   }
   if (crowd && T.rank == 0) crowd_core(0);
   if (nhelp && T.rank == 0) helpers(0);
