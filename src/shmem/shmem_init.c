@@ -101,11 +101,16 @@ static void data_init(void) {
   }
 }
 
+/* Whether [addr, +n) lies in the published static data. */
+static int in_data(const void *addr, size_t n) {
+  uintptr_t a = (uintptr_t)addr, b = (uintptr_t)gexs.data;
+  return gexs.data_owner && a >= b && a - b <= gexs.data_size && n <= gexs.data_size - (a - b);
+}
+
 void gexs_where_slow(const char *call, const void *addr, size_t n, int pe,
                      struct gexs_where *w) {
-  uintptr_t a = (uintptr_t)addr, b = (uintptr_t)gexs.data;
-  if (gexs.data_owner && a >= b && a - b <= gexs.data_size && n <= gexs.data_size - (a - b)) {
-    size_t off = a - b;
+  if (in_data(addr, n)) {
+    size_t off = (size_t)((const char *)addr - gexs.data);
     w->tm = gexs.data_tm;
     w->owner = gexs.data_owner[pe] + off;
     w->local = pe == gexs.me ? (void *)addr : NULL;
@@ -244,8 +249,7 @@ int shmem_pe_accessible(int pe) {
 int shmem_addr_accessible(const void *addr, int pe) {
   GEXS_NEED_INIT("shmem_addr_accessible");
   if (pe < 0 || pe >= gexs.npes) return 0;
-  uintptr_t a = (uintptr_t)addr, b = (uintptr_t)gexs.data;
-  return gexs_in_heap(addr, 1) || (gexs.data_owner && a >= b && a - b < gexs.data_size);
+  return gexs_in_heap(addr, 1) || in_data(addr, 1);
 }
 
 void *shmem_ptr(const void *dest, int pe) {
