@@ -87,6 +87,7 @@ static void arrive(struct gexi_team *t) {
   t->arrivals++;
   atomic_fetch_add_explicit(&t->mctrl[t->head.rank]->team_bar[t->slot].arrivals, 1,
                             memory_order_release);
+  gexi_shm_ring_all(t->mctrl, t->head.size);
 }
 
 /* Member r's arrivals on this team (acquire). */

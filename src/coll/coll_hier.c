@@ -141,6 +141,7 @@ static uint64_t count_of(const struct gexi_coll_hier *h, gex_Rank_t i, uint32_t 
 
 static void bump(const struct gexi_coll_hier *h, uint32_t slot) {
   atomic_fetch_add_explicit(&h->lctrl[h->li]->team_bar[slot].arrivals, 1, memory_order_release);
+  gexi_shm_ring_all(h->lctrl, h->nloc);
 }
 
 /* Returns 1 once this member has passed the next gather (non-leaders at

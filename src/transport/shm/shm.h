@@ -11,6 +11,7 @@
 #ifndef GEXI_SHM_H
 #define GEXI_SHM_H
 
+#include <sched.h>
 #include <stdalign.h>
 #include <string.h>
 #include <sys/types.h>
@@ -72,6 +73,17 @@ struct gexi_shm_ctrl {
    * waiting threads, read by its neighbours. */
   alignas(64) _Atomic uint64_t waiting_at;
   _Atomic uint32_t waiting;
+  /* ... and the CPU its thread ran on at that moment (sched_getcpu; -1:
+   * unknown), which tells a neighbour that shares that CPU. */
+  _Atomic int32_t cpu;
+  /* The doorbell (shm_doorbell.c): 'sleepers' counts the owner's threads
+   * asleep on the futex word 'bell'; whoever publishes something they may
+   * wait for (a message in the owner's queues, a barrier arrival) and then
+   * finds sleepers > 0 bumps 'bell' and wakes them.  Both sides order
+   * their store before their load (seq_cst), so either the sleeper sees
+   * what was published or the publisher sees the sleeper. */
+  alignas(64) _Atomic uint32_t bell;
+  _Atomic uint32_t sleepers;
 };
 
 struct gexi_shm_node {
@@ -122,6 +134,25 @@ void gexi_shm_cma_write(const char *fn, gex_Rank_t jobrank, void *remote, const 
 void gexi_shm_cma_read(const char *fn, gex_Rank_t jobrank, void *local, const void *remote,
                        size_t nbytes);
 
+/* The doorbell of a process of the node (struct gexi_shm_ctrl): after
+ * publishing what its threads may wait for, wake those asleep. */
+void gexi_shm_ring_slow(struct gexi_shm_ctrl *c);
+static inline void gexi_shm_ring(struct gexi_shm_ctrl *c) {
+  atomic_thread_fence(memory_order_seq_cst); /* the publication before the look */
+  if (GEXI_UNLIKELY(atomic_load_explicit(&c->sleepers, memory_order_relaxed)))
+    gexi_shm_ring_slow(c);
+}
+/* ... of n processes at once (a barrier arrival, which each may wait for). */
+static inline void gexi_shm_ring_all(struct gexi_shm_ctrl *const *c, gex_Rank_t n) {
+  atomic_thread_fence(memory_order_seq_cst);
+  for (gex_Rank_t i = 0; i < n; i++)
+    if (GEXI_UNLIKELY(atomic_load_explicit(&c[i]->sleepers, memory_order_relaxed)))
+      gexi_shm_ring_slow(c[i]);
+}
+/* Sleep the calling thread on its own process's doorbell for at most
+ * timeout_us, unless a message is already in its queues. */
+void gexi_shm_doze(unsigned timeout_us);
+
 /* Medium: copy into the slot.  Long: write the destination segment (mapped
  * here, or through the kernel when it is client memory) before publishing,
  * so the handler sees the data. */
@@ -141,6 +172,7 @@ static inline void gexi_shm_am_finish(gex_Rank_t local_index, struct gexi_amq_sl
     }
   }
   gexi_amq_publish(s, pos);
+  gexi_shm_ring(gexi_ctx.shm->ctrl[local_index]);
 }
 int gexi_shm_poll(int what);
 /* Publish this process's count of waiting threads ('mine', counted at
@@ -148,6 +180,13 @@ int gexi_shm_poll(int what);
  * if it is more recent than fresh_ns, else 1 (a process not seen waiting
  * is taken to run one thread). */
 unsigned gexi_shm_node_waiting(unsigned mine, uint64_t now, uint64_t fresh_ns);
+/* Whether a neighbour process last ran on the calling thread's CPU (its
+ * stamp, published by gexi_shm_node_waiting, newer than fresh_ns): one of
+ * the two waits for the CPU while the other holds it.  0: none; 1: only
+ * neighbours of a higher local index; 2: one of a lower index (so that of
+ * two processes sharing a CPU, one -- the higher -- is the one to move).
+ * 'theirs' gets the CPUs of every neighbour so seen. */
+int gexi_shm_node_colocated(uint64_t now, uint64_t fresh_ns, cpu_set_t *theirs);
 
 /* The control region of the node process with jobrank j. */
 static inline struct gexi_shm_ctrl *gexi_shm_ctrl_of(gex_Rank_t jobrank) {
