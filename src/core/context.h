@@ -10,6 +10,7 @@
 #define GEXI_CORE_CONTEXT_H
 
 #include <gasnetex.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -283,6 +284,11 @@ struct gexi_context {
   /* ... and its count of the neighbourhood's waiting threads
    * (gexi_shm_node_waiting). */
   unsigned (*shm_waiting)(unsigned mine, uint64_t now, uint64_t fresh_ns);
+  /* ... whether a neighbour shares this thread's CPU
+   * (gexi_shm_node_colocated), and a sleep on this process's doorbell
+   * (gexi_shm_doze). */
+  int (*shm_colocated)(uint64_t now, uint64_t fresh_ns, cpu_set_t *theirs);
+  void (*shm_doze)(unsigned timeout_us);
   const struct gexi_net_ops *net; /* NULL: every rank is on this node */
   /* At process exit, what the network transports would leave behind is
    * removed (transport/start/net_start.c; set before one starts, read with
@@ -357,6 +363,9 @@ struct gexi_thread_state {
   uint64_t net_sleeps;               /* sleeps on the network (core/progress.c;
                                       * tests read it: gexi_net_sleeps) */
   uint64_t yields;                   /* sched_yield calls of its waits (gexi_wait_yields) */
+  uint64_t shm_dozes;                /* sleeps on its process's doorbell (gexi_shm_dozes) */
+  uint64_t moved_at;                 /* when it last moved itself off a shared CPU */
+  uint64_t moves;                    /* ... and how often (gexi_cpu_moves) */
   struct gexi_net_nbi *net_nbi;      /* transport/ofi: this thread's NBI operations in flight */
   /* The same tracker's counts by kind (put, get, rmw; NULL: none yet), so
    * that gex_NBI_Wait/Test with nothing in flight return without a call

@@ -53,5 +53,9 @@ int gexi_wait_mode(void);
 uint64_t gexi_net_sleeps(void);
 /* How often the calling thread's waits have yielded the CPU. */
 uint64_t gexi_wait_yields(void);
+/* ... and slept on its process's doorbell (a neighbour on its CPU). */
+uint64_t gexi_shm_dozes(void);
+/* ... and moved itself off a CPU it shared with a neighbour. */
+uint64_t gexi_cpu_moves(void);
 
 #endif

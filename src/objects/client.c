@@ -175,6 +175,8 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   gexi_shm_create_ctrl(&mine);
   gexi_ctx.shm_poll = gexi_shm_poll;
   gexi_ctx.shm_waiting = gexi_shm_node_waiting;
+  gexi_ctx.shm_colocated = gexi_shm_node_colocated;
+  gexi_ctx.shm_doze = gexi_shm_doze;
   struct gexi_proc_info *all = calloc(b->size, sizeof *all);
   if (!all) gexi_fatal("out of memory");
   b->allgather(b, &mine, all, sizeof mine);
