@@ -91,7 +91,7 @@ void gexi_cam_recv_frags(struct gexi_Event *e, size_t n, struct gexi_cam_msg *co
       gexi_cam_mismatch(e, m[i]->src, m[i]->nbytes, len[i]);
     memcpy(&d, m[i]->data, sizeof d);
     if (d.magic != RDV_MAGIC || d.len != len[i]) gexi_cam_mismatch(e, m[i]->src, d.len, len[i]);
-    r[i] = (struct gexi_exposed_rma){dst[i], d.raddr, d.key, len[i]};
+    r[i] = (struct gexi_exposed_rma){dst[i], d.raddr, d.key, len[i], 0};
   }
   for (size_t i = 0, j; i < n; i = j) { /* runs of one sender */
     for (j = i + 1; j < n && m[j]->src == m[i]->src;) j++;
@@ -182,7 +182,7 @@ void gexi_cam_push_frags(struct gexi_Event *e, gex_Rank_t to, uint32_t kind, siz
     for (size_t i = 0; i < k; i++) {
       size_t off = (f0 + i) * c;
       w[i] = (struct gexi_exposed_rma){(void *)(uintptr_t)(p + off), d->raddr + doff + off, d->key,
-                                       rbytes - off < c ? rbytes - off : c};
+                                       rbytes - off < c ? rbytes - off : c, 0};
     }
     struct push_then pt = {e, to, kind | (uint32_t)(first + f0), f0 ? NULL : grant,
                            root_copy && *root_copy};

@@ -547,9 +547,10 @@ int gexi_rma_ep_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t 
  * 'mode' is GEXI_MODE_BLOCKING; an NB or NBI one over the network may
  * still be in flight (its event, or the thread's NBI counts), as the
  * primordial endpoint's are; elsewhere it is complete on return
- * (GEX_EVENT_INVALID). */
+ * (GEX_EVENT_INVALID).  lc_deferred: an NBI Put's source may stay in use
+ * until its NBI operations complete (else it is reusable on return). */
 gex_Event_t gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_write,
-                             void *local, void *remote, size_t n, int mode);
+                             void *local, void *remote, size_t n, int mode, int lc_deferred);
 /* What this process knows of jobrank j's endpoint of index k: the entry
  * of the master table (the job's for k == 0, else index k's, which exists
  * once any pair to k does).  A pair's own copy may say 'not local' for

@@ -19,6 +19,10 @@ struct gexi_exposed_rma {
   void *local;
   uint64_t raddr, key;
   size_t nbytes;
+  /* rma_exposed, an NBI Put: its source may stay in use until the NBI
+   * operations complete (lc_opt GEX_EVENT_DEFER or GROUP); 0: reusable on
+   * return. */
+  int lc_deferred;
 };
 
 struct gexi_net_ops {

@@ -409,7 +409,7 @@ gex_Event_t gexi_rma_device_to_host(const char *fn, gex_TM_t tm, gex_Rank_t rank
   struct gexi_device *ld = local_device(tm, local, nbytes);
   const gex_Rank_t j = GEXI_TM_PEERS(tm)[rank].jobrank;
   if (!ld) {
-    (void)gexi_rma_ep_host(fn, k, j, is_write, local, (void *)remote, nbytes, GEXI_MODE_BLOCKING);
+    (void)gexi_rma_ep_host(fn, k, j, is_write, local, (void *)remote, nbytes, GEXI_MODE_BLOCKING, 0);
     return GEX_EVENT_INVALID;
   }
   const gexi_Peer_t *m = gexi_master_peer(k, j);
@@ -422,7 +422,7 @@ gex_Event_t gexi_rma_device_to_host(const char *fn, gex_TM_t tm, gex_Rank_t rank
     return GEX_EVENT_INVALID;
   }
   char *h = stage_in(fn, ld, is_write, local, nbytes);
-  (void)gexi_rma_ep_host(fn, k, j, is_write, h, (void *)remote, nbytes, GEXI_MODE_BLOCKING);
+  (void)gexi_rma_ep_host(fn, k, j, is_write, h, (void *)remote, nbytes, GEXI_MODE_BLOCKING, 0);
   stage_out(fn, ld, is_write, local, h, nbytes);
   return GEX_EVENT_INVALID;
 }

@@ -29,7 +29,7 @@
 #include "transport/transport.h"
 
 static gex_Event_t ep_rma(const char *fn, gex_TM_t tm, gex_Rank_t rank, int is_write,
-                          void *local, void *remote, size_t nbytes, int mode) {
+                          void *local, void *remote, size_t nbytes, int mode, int lc_deferred) {
   if (nbytes == 0) return GEX_EVENT_INVALID;
   const struct gexi_team *t = gexi_tm(tm);
   const gex_EP_Index_t k = t->remote_index;
@@ -42,11 +42,11 @@ static gex_Event_t ep_rma(const char *fn, gex_TM_t tm, gex_Rank_t rank, int is_w
     return gexi_rma_device(fn, tm, rank, k, is_write, local, (uintptr_t)remote, nbytes, mode);
   if (t->local_dev)
     return gexi_rma_device_to_host(fn, tm, rank, k, is_write, local, (uintptr_t)remote, nbytes);
-  return gexi_rma_ep_host(fn, k, j, is_write, local, remote, nbytes, mode);
+  return gexi_rma_ep_host(fn, k, j, is_write, local, remote, nbytes, mode, lc_deferred);
 }
 
 gex_Event_t gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int is_write,
-                             void *local, void *remote, size_t n, int mode) {
+                             void *local, void *remote, size_t n, int mode, int lc_deferred) {
   const gexi_Peer_t *m = gexi_master_peer(k, j);
   if (m->local) {
     char *there = (char *)remote + m->delta;
@@ -74,13 +74,13 @@ gex_Event_t gexi_rma_ep_host(const char *fn, gex_EP_Index_t k, gex_Rank_t j, int
   if (!gexi_ctx.net) gexi_fatal("%s: rank %u is not reachable (no network transport)", fn, j);
   const struct gexi_ep_tab *tab = gexi_ctx.ep_tabs[k];
   struct gexi_exposed_rma x = {local, tab->net_raddr[j] + ((uintptr_t)remote - m->seg_base),
-                               tab->net_key[j], n};
+                               tab->net_key[j], n, lc_deferred};
   return gexi_ctx.net->rma_exposed(j, is_write, &x, mode);
 }
 
 gex_Event_t gexi_rma_ep_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src,
                             size_t nbytes, gex_Event_t *lc_opt, int mode) {
-  gex_Event_t e = ep_rma("gex_RMA_Put", tm, rank, 1, (void *)src, dest, nbytes, mode);
+  gex_Event_t e = ep_rma("gex_RMA_Put", tm, rank, 1, (void *)src, dest, nbytes, mode, 0);
   if (mode == GEXI_MODE_NB && lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER &&
       lc_opt != GEX_EVENT_GROUP)
     *lc_opt = GEX_EVENT_INVALID;
@@ -89,12 +89,13 @@ gex_Event_t gexi_rma_ep_put(gex_TM_t tm, gex_Rank_t rank, void *dest, const void
 
 int gexi_rma_ep_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t rank, void *dest,
                         uint64_t lc_flags) {
-  (void)lc_flags;
-  ep_rma("gex_RMA_PutNBI", tm, rank, 1, (void *)src, dest, nbytes, GEXI_MODE_NBI);
+  const gex_Event_t *lc = GEXI_LC_OF(lc_flags);
+  ep_rma("gex_RMA_PutNBI", tm, rank, 1, (void *)src, dest, nbytes, GEXI_MODE_NBI,
+         lc == GEX_EVENT_DEFER || lc == GEX_EVENT_GROUP);
   return 0;
 }
 
 gex_Event_t gexi_rma_ep_get(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                             int mode) {
-  return ep_rma("gex_RMA_Get", tm, rank, 0, dest, src, nbytes, mode);
+  return ep_rma("gex_RMA_Get", tm, rank, 0, dest, src, nbytes, mode, 0);
 }

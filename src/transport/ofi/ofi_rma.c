@@ -85,35 +85,52 @@ static void check_segment(const char *fn, gex_Rank_t jobrank) {
     gexi_fatal("%s: rank %u has no attached segment", fn, (unsigned)jobrank);
 }
 
+/* The remote side of a transfer: where in the peer's registered memory,
+ * and its key (the peer's segment, or a region it exposed, rma/rma_ep.c). */
+struct ofi_remote {
+  uint64_t raddr, key;
+};
+static inline struct ofi_remote seg_remote(gex_Rank_t j, const void *addr) {
+  return (struct ofi_remote){gexi_ofi_raddr(j, addr), gexi_ctx.ofi->peers[j].key};
+}
+
 /* Post one write; op may be NULL (counted only). */
-static void post_write(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
-                       uint64_t flags, struct ofi_op *op, int what) {
+static void post_write_at(gex_Rank_t j, struct ofi_remote r, const void *src, size_t nbytes,
+                          uint64_t flags, struct ofi_op *op, int what) {
   struct gexi_ofi *o = gexi_ctx.ofi;
   struct fid_mr *tmp = NULL;
   void *desc = (flags & FI_INJECT) ? NULL : gexi_ofi_local_desc(src, nbytes, FI_WRITE, &tmp);
   if (tmp) op->tmp_mr = tmp; /* FI_MR_LOCAL: callers pass an op whenever a registration may be made */
   if (op && op->kind != OFI_OP_NBI_SHARED) op->peer = j;
   struct iovec iov = {(void *)src, nbytes};
-  struct fi_rma_iov riov = {gexi_ofi_raddr(j, dest), nbytes, o->peers[j].key};
+  struct fi_rma_iov riov = {r.raddr, nbytes, r.key};
   struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
                            .rma_iov = &riov, .rma_iov_count = 1,
                            .context = op ? &op->fctx : NULL};
   OFI_RETRY(fi_writemsg(o->ep, &msg, flags), what, "fi_writemsg");
 }
+static inline void post_write(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
+                              uint64_t flags, struct ofi_op *op, int what) {
+  post_write_at(j, seg_remote(j, dest), src, nbytes, flags, op, what);
+}
 
-static void post_read(gex_Rank_t j, void *dest, const void *src, size_t nbytes, uint64_t flags,
-                      struct ofi_op *op, int what) {
+static void post_read_at(gex_Rank_t j, void *dest, struct ofi_remote r, size_t nbytes,
+                         uint64_t flags, struct ofi_op *op, int what) {
   struct gexi_ofi *o = gexi_ctx.ofi;
   struct fid_mr *tmp = NULL;
   void *desc = gexi_ofi_local_desc(dest, nbytes, FI_READ, &tmp);
   if (tmp) op->tmp_mr = tmp;
   if (op && op->kind != OFI_OP_NBI_SHARED) op->peer = j;
   struct iovec iov = {dest, nbytes};
-  struct fi_rma_iov riov = {gexi_ofi_raddr(j, src), nbytes, o->peers[j].key};
+  struct fi_rma_iov riov = {r.raddr, nbytes, r.key};
   struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
                            .rma_iov = &riov, .rma_iov_count = 1,
                            .context = op ? &op->fctx : NULL};
   OFI_RETRY(fi_readmsg(o->ep, &msg, flags), what, "fi_readmsg");
+}
+static inline void post_read(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
+                             uint64_t flags, struct ofi_op *op, int what) {
+  post_read_at(j, dest, seg_remote(j, src), nbytes, flags, op, what);
 }
 
 /* Without delivery-complete writes, a read issued after them (reads are
@@ -138,7 +155,7 @@ void gexi_ofi_write_sync(gex_Rank_t j, void *dest, const void *src, size_t nbyte
 /* The NBI fast path (shared context, no registration, no bounce): count the
  * operation in this thread's tracker and post it; the general path handles
  * the rare -FI_EAGAIN. */
-static inline void post_nbi_plain(gex_Rank_t j, int is_write, void *local, void *remote,
+static inline void post_nbi_plain(gex_Rank_t j, int is_write, void *local, struct ofi_remote r,
                                   size_t nbytes, uint64_t flags) {
   struct gexi_ofi *o = gexi_ctx.ofi;
   int kind = is_write ? OFI_NBI_PUT : OFI_NBI_GET;
@@ -146,7 +163,7 @@ static inline void post_nbi_plain(gex_Rank_t j, int is_write, void *local, void 
   atomic_fetch_add_explicit(&t->pending[kind], 1, memory_order_relaxed);
   struct ofi_op *op = &t->shared[kind];
   struct iovec iov = {local, nbytes};
-  struct fi_rma_iov riov = {gexi_ofi_raddr(j, remote), nbytes, o->peers[j].key};
+  struct fi_rma_iov riov = {r.raddr, nbytes, r.key};
   struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = j, .rma_iov = &riov,
                            .rma_iov_count = 1, .context = &op->fctx};
   ssize_t rc = is_write ? fi_writemsg(o->ep, &msg, flags) : fi_readmsg(o->ep, &msg, flags);
@@ -196,7 +213,8 @@ static inline int put_nbi_small(gex_Rank_t j, void *dest, const void *src, size_
   struct gexi_ofi *o = gexi_ctx.ofi;
   if (GEXI_UNLIKELY(nbytes - 1 >= o->inject_size || !o->nbi_shared || !o->peers[j].nbi_key))
     return 0;
-  post_nbi_plain(j, 1, (void *)src, dest, nbytes, o->write_flags | FI_INJECT | FI_COMPLETION);
+  post_nbi_plain(j, 1, (void *)src, seg_remote(j, dest), nbytes,
+                 o->write_flags | FI_INJECT | FI_COMPLETION);
   return 1;
 }
 
@@ -247,23 +265,31 @@ int gexi_ofi_put_nbi(gex_TM_t tm, const void *src, size_t nbytes, gex_Rank_t ran
   return gexi_ofi_put_nbi_main(tm, src, nbytes, rank, dest, lc_flags);
 }
 
+static gex_Event_t put_at(gex_Rank_t j, struct ofi_remote r, const void *src, size_t nbytes,
+                          gex_Event_t *lc_opt, int mode);
+
 gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
                          gex_Event_t *lc_opt, gex_Flags_t flags, int mode) {
   (void)flags;
-  struct gexi_ofi *o = gexi_ctx.ofi;
   if (mode == GEXI_MODE_NBI && put_nbi_small(j, dest, src, nbytes)) return 0;
   if (nbytes == 0) {
     if (mode == GEXI_MODE_NB && lc_is_event(lc_opt)) *lc_opt = GEX_EVENT_INVALID;
     return mode == GEXI_MODE_NB ? GEX_EVENT_INVALID : 0;
   }
   check_segment("gex_RMA_Put", j);
-  int inject = nbytes <= o->inject_size;
-  uint64_t fl = o->write_flags | (inject ? FI_INJECT : 0);
-
   if (mode == GEXI_MODE_BLOCKING) {
     gexi_ofi_write_sync(j, dest, src, nbytes, GEXI_POLL_ALL);
     return 0;
   }
+  return put_at(j, seg_remote(j, dest), src, nbytes, lc_opt, mode);
+}
+
+/* An NB or NBI Put of nbytes > 0 to r. */
+static gex_Event_t put_at(gex_Rank_t j, struct ofi_remote r, const void *src, size_t nbytes,
+                          gex_Event_t *lc_opt, int mode) {
+  struct gexi_ofi *o = gexi_ctx.ofi;
+  int inject = nbytes <= o->inject_size;
+  uint64_t fl = o->write_flags | (inject ? FI_INJECT : 0);
 
   /* The source must be reusable on return: copy it, or wait. */
   int need_lc_now = !inject && lc_opt == GEX_EVENT_NOW;
@@ -277,7 +303,7 @@ gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbyte
   if (mode == GEXI_MODE_NBI) {
     if (need_lc_now && !bounce) {
       struct ofi_op op = {.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
-      post_write(j, dest, src, nbytes, fl | FI_COMPLETION, &op, GEXI_POLL_ALL);
+      post_write_at(j, r, src, nbytes, fl | FI_COMPLETION, &op, GEXI_POLL_ALL);
       gexi_ofi_wait_op(&op, GEXI_POLL_ALL);
       return 0;
     }
@@ -288,7 +314,7 @@ gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbyte
     } else {
       op = nbi_op_plain(OFI_NBI_PUT);
     }
-    post_write(j, dest, src, nbytes, fl | FI_COMPLETION, op, GEXI_POLL_ALL);
+    post_write_at(j, r, src, nbytes, fl | FI_COMPLETION, op, GEXI_POLL_ALL);
     return 0;
   }
 
@@ -303,34 +329,41 @@ gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbyte
       *lc_opt = (gex_Event_t)(void *)op->lc;
     }
   }
-  post_write(j, dest, src, nbytes, fl | FI_COMPLETION, op, GEXI_POLL_ALL);
+  post_write_at(j, r, src, nbytes, fl | FI_COMPLETION, op, GEXI_POLL_ALL);
   if (need_lc_now && !bounce) gexi_ofi_wait_op(op, GEXI_POLL_ALL);
   return (gex_Event_t)(void *)op;
+}
+
+/* A Get of nbytes > 0 from r, in any mode. */
+static gex_Event_t get_at(gex_Rank_t j, void *dest, struct ofi_remote r, size_t nbytes,
+                          int mode) {
+  switch (mode) {
+    case GEXI_MODE_BLOCKING: {
+      struct ofi_op op = {.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
+      post_read_at(j, dest, r, nbytes, FI_COMPLETION, &op, GEXI_POLL_ALL);
+      gexi_ofi_wait_op(&op, GEXI_POLL_ALL);
+      return 0;
+    }
+    case GEXI_MODE_NBI:
+      if (GEXI_LIKELY(gexi_ctx.ofi->nbi_shared))
+        post_nbi_plain(j, 0, dest, r, nbytes, FI_COMPLETION);
+      else
+        post_read_at(j, dest, r, nbytes, FI_COMPLETION, gexi_ofi_nbi_op(OFI_NBI_GET),
+                     GEXI_POLL_ALL);
+      return 0;
+    default: {
+      struct ofi_op *op = gexi_ofi_op_new(OFI_OP_EVENT);
+      post_read_at(j, dest, r, nbytes, FI_COMPLETION, op, GEXI_POLL_ALL);
+      return (gex_Event_t)(void *)op;
+    }
+  }
 }
 
 __attribute__((noinline)) static gex_Event_t get_main(gex_Rank_t j, void *dest, void *src,
                                                      size_t nbytes, int mode) {
   if (nbytes == 0) return mode == GEXI_MODE_NB ? GEX_EVENT_INVALID : 0;
   check_segment("gex_RMA_Get", j);
-  switch (mode) {
-    case GEXI_MODE_BLOCKING: {
-      struct ofi_op op = {.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
-      post_read(j, dest, src, nbytes, FI_COMPLETION, &op, GEXI_POLL_ALL);
-      gexi_ofi_wait_op(&op, GEXI_POLL_ALL);
-      return 0;
-    }
-    case GEXI_MODE_NBI:
-      if (GEXI_LIKELY(gexi_ctx.ofi->nbi_shared))
-        post_nbi_plain(j, 0, dest, src, nbytes, FI_COMPLETION);
-      else
-        post_read(j, dest, src, nbytes, FI_COMPLETION, gexi_ofi_nbi_op(OFI_NBI_GET), GEXI_POLL_ALL);
-      return 0;
-    default: {
-      struct ofi_op *op = gexi_ofi_op_new(OFI_OP_EVENT);
-      post_read(j, dest, src, nbytes, FI_COMPLETION, op, GEXI_POLL_ALL);
-      return (gex_Event_t)(void *)op;
-    }
-  }
+  return get_at(j, dest, seg_remote(j, src), nbytes, mode);
 }
 
 /* An NBI Get on the counted endpoint first, on its own (as gexi_ofi_put_nbi). */
@@ -388,18 +421,24 @@ void gexi_ofi_put_exposed(gex_Rank_t j, size_t n, const struct gexi_exposed_rma 
   exposed_rma(j, n, w, 1, then, arg, 0);
 }
 
-/* One transfer with a region j exposed, complete at the peer on return
- * whatever the mode: a write with delivery completion where the provider
- * has it, else followed by a read of its first byte (reads are ordered
- * after writes). */
+/* One transfer with a region j exposed, as the segment's are made: NB and
+ * NBI in flight with the others (the source reusable on return -- injected,
+ * bounced, or waited for -- unless an NBI Put's lc_opt defers it), blocking complete at the peer on return (a
+ * write with delivery completion where the provider has it, else followed
+ * by a read of its first byte: reads are ordered after writes). */
 gex_Event_t gexi_ofi_rma_exposed(gex_Rank_t j, int is_write, const struct gexi_exposed_rma *x,
                                  int mode) {
-  (void)mode;
   struct gexi_ofi *o = gexi_ctx.ofi;
+  const struct ofi_remote r = {x->raddr, x->key};
+  if (x->nbytes == 0) return GEX_EVENT_INVALID;
+  if (!is_write) return get_at(j, x->local, r, x->nbytes, mode);
+  if (mode != GEXI_MODE_BLOCKING)
+    return put_at(j, r, x->local, x->nbytes, x->lc_deferred ? GEX_EVENT_DEFER : GEX_EVENT_NOW,
+                  mode);
   exposed_rma(j, 1, x, is_write, NULL, NULL, o->write_flags);
-  if (is_write && o->flush_with_read) {
+  if (o->flush_with_read) {
     char scratch;
-    struct gexi_exposed_rma f = {&scratch, x->raddr, x->key, 1};
+    struct gexi_exposed_rma f = {&scratch, x->raddr, x->key, 1, 0};
     exposed_rma(j, 1, &f, 0, NULL, NULL, 0);
   }
   return GEX_EVENT_INVALID;
