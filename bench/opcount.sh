@@ -10,6 +10,9 @@
 #   gex_RMA_GetNBI        8 bytes from the other rank (same node)
 #   gex_AM_RequestShort0  to the other rank (same node), empty handler
 #   gex_NBI_Wait(GEX_EC_ALL, 0) with nothing outstanding
+# and, where the build has libgexshmem (BUILD_DIR/bin/shmem-opcount), the
+# OpenSHMEM calls shmem_putmem, shmem_putmem_nbi and shmem_getmem of 8
+# bytes to the other PE (same node; inline, shmem/shmem_inline.h),
 # and prints them next to the targets and the figures measured for the
 # reference GASNet-EX.
 #
@@ -195,6 +198,30 @@ for row in "${rows[@]}"; do
   judge "$per" "$target"
   printf '  %-36s %10s %8s %11s  %s\n' "$label" "$per" "$target" "$ref" "$verdict"
 done
+
+# ---- OpenSHMEM's inline calls (libgexshmem), peer on the same node ------------
+# BUILD_DIR/bin/shmem-opcount (bench/shmem_opcount.c), measured the same way.
+sprog="$build/bin/shmem-opcount"
+if [[ -x "$sprog" ]]; then
+  gprog=$prog
+  prog=$sprog
+  measure "$n1"
+  measure "$n2"
+  prog=$gprog
+  echo
+  echo "opcount: OpenSHMEM (libgexshmem), PE 0 of a 2-PE job, peer on the same node"
+  printf '  %-36s %10s %8s\n' "operation" "instr/op" "target"
+  printf '  %-36s %10s %8s\n' "---------" "--------" "------"
+  for row in "shput|shmem_putmem, 8 bytes|12" "shputnbi|shmem_putmem_nbi, 8 bytes|12" \
+             "shget|shmem_getmem, 8 bytes|12"; do
+    IFS='|' read -r op label target <<<"$row"
+    a=$(ir_of "$op" "$n1")
+    b=$(ir_of "$op" "$n2")
+    per=$(awk -v a="$a" -v b="$b" -v d=$((n2 - n1)) 'BEGIN { printf "%.1f", (b - a) / d }')
+    judge "$per" "$target"
+    printf '  %-36s %10s %8s  %s\n' "$label" "$per" "$target" "$verdict"
+  done
+fi
 
 # ---- the same operations to a peer reached through the network ---------------
 # GEX_SUPERNODE_MAXSIZE=1 puts the two ranks in different "nodes", so every

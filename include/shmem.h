@@ -512,6 +512,9 @@ void shmem_set_lock(long *lock);
 void shmem_clear_lock(long *lock);
 int shmem_test_lock(long *lock);
 
+/* ---- putmem and getmem inline to a PE of this host ------------------------------- */
+#include <shmem/shmem_inline.h>
+
 /* ---- C11 generic selections --------------------------------------------------- */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 #include <shmem/shmem_generic.h>

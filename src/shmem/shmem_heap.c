@@ -24,6 +24,30 @@
 
 static size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
+/* The public face of the heap's fields (shmem/shmem_inline.h): written
+ * here, at the end of the heap's set-up, and at its end; clients only read
+ * it. */
+struct gexsi_view gexsi_view;
+
+static void view_init(void) {
+  gexs.view_put = calloc((size_t)gexs.npes, sizeof *gexs.view_put);
+  gexs.view_get = calloc((size_t)gexs.npes, sizeof *gexs.view_get);
+  if (!gexs.view_put || !gexs.view_get) gexs_fatal("shmem_init", "out of memory");
+  int far = 0;
+  for (int pe = 0; pe < gexs.npes; pe++) far |= gexs.heap_local[pe] == NULL;
+  for (int pe = 0; pe < gexs.npes; pe++) {
+    if (!gexs.heap_local[pe]) continue; /* limit 0: the library's path */
+    const struct gexsi_pe_view e = {gexs.heap_local[pe] - gexs.heap, gexs.heap_size};
+    gexs.view_put[pe] = e;
+    /* (a get from this PE itself polls where puts from other hosts land) */
+    if (pe != gexs.me || !far) gexs.view_get[pe] = e;
+  }
+  gexsi_view.heap = (uintptr_t)gexs.heap;
+  gexsi_view.put = gexs.view_put;
+  gexsi_view.get = gexs.view_get;
+  gexsi_view.npes = gexs.npes;
+}
+
 void gexs_heap_init(void) {
   size_t want = gexs_env_size("SHMEM_SYMMETRIC_SIZE", GEXS_HEAP_DEFAULT);
   size_t heap = round_up(want, GEXS_ALIGN);
@@ -62,9 +86,15 @@ void gexs_heap_init(void) {
   }
   gexs.blocks[0] = (struct gexs_block){0, heap, 0};
   gexs.nblocks = 1;
+  view_init();
 }
 
 void gexs_heap_fini(void) {
+  gexsi_view.npes = 0;
+  gexsi_view.put = gexsi_view.get = NULL;
+  free(gexs.view_put);
+  free(gexs.view_get);
+  gexs.view_put = gexs.view_get = NULL;
   free(gexs.heap_local);
   free(gexs.heap_owner);
   free(gexs.blocks);

@@ -65,6 +65,7 @@ struct gexs_state {
   size_t heap_size;          /* usable bytes (the team scratch follows) */
   char **heap_local;         /* PE -> its heap mapped here, or NULL */
   char **heap_owner;         /* PE -> its heap base in its own address space */
+  struct gexsi_pe_view *view_put, *view_get; /* by PE: gexsi_view's tables */
   struct gexs_block *blocks; /* sorted by offset, covering the heap */
   size_t nblocks, cap_blocks;
   /* team scratch: a private area after the heap, one slot per live team */

@@ -42,7 +42,9 @@ target_link_libraries(t_shmem_misuse PRIVATE gexshmem_static)
 foreach(c "nonsym|shmem_long_put: \\[0x[0-9a-f]+,\\+8\\) is not a symmetric object"
           "pe|shmem_long_put: PE 2 out of range \\(the team has 2 PEs\\)"
           "cmp|shmem_long_wait_until: cmp 42 is not one of SHMEM_CMP_"
-          "free|shmem_free: 0x[0-9a-f]+ was not returned by the symmetric heap")
+          "free|shmem_free: 0x[0-9a-f]+ was not returned by the symmetric heap"
+          "mempe|shmem_putmem: PE 2 out of range \\(the team has 2 PEs\\)"
+          "memnonsym|shmem_getmem: \\[0x[0-9a-f]+,\\+8\\) is not a symmetric object")
   string(REPLACE "|" ";" f "${c}")
   list(GET f 0 mode)
   list(GET f 1 re)
@@ -57,4 +59,10 @@ add_test(NAME shmem_misuse_before
           --grep "^libgex shmem: PE -1: shmem_my_pe: called before shmem_init$"
           --within ${GEX_TEST_WITHIN} -- $<TARGET_FILE:t_shmem_misuse> before)
 set_tests_properties(shmem_misuse_before PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+  LABELS "shmem;misuse" ENVIRONMENT "${_gex_env}")
+add_test(NAME shmem_misuse_membefore
+  COMMAND ${GEX_BASH} ${GEX_EXPECT} --status 1
+          --grep "^libgex shmem: PE -1: shmem_putmem: called before shmem_init$"
+          --within ${GEX_TEST_WITHIN} -- $<TARGET_FILE:t_shmem_misuse> membefore)
+set_tests_properties(shmem_misuse_membefore PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
   LABELS "shmem;misuse" ENVIRONMENT "${_gex_env}")

@@ -117,6 +117,45 @@ int main(void) {
     shmem_barrier_all();
   }
 
+  /* The inline forms (shmem/shmem_inline.h) at the heap's edges, and the
+   * library's functions through pointers: 8 bytes into the first and the
+   * last word of every PE's last block of the heap, then read back from
+   * every PE, and a get from this PE itself. */
+  {
+    const size_t words = 4096;
+    uint64_t *edge = shmem_calloc(words, sizeof *edge);
+    CHECK(edge, "shmem_calloc of the edge block");
+    void (*fput)(void *, const void *, size_t, int) = shmem_putmem;
+    void (*fget)(void *, const void *, size_t, int) = shmem_getmem;
+    const uint64_t v = 0xa5a5000000000000u + (uint64_t)me;
+    shmem_barrier_all();
+    for (int pe = 0; pe < n; pe++) {
+      shmem_putmem(&edge[0], &v, sizeof v, pe);   /* (each PE writes its own word 0 ...) */
+      if (pe == (me + 1) % n) fput(&edge[words - 1], &v, sizeof v, pe);
+      shmem_putmem_nbi(&edge[1 + (size_t)me], &v, sizeof v, pe);
+    }
+    shmem_quiet();
+    shmem_barrier_all();
+    for (int pe = 0; pe < n; pe++) {
+      uint64_t w0 = 0, last = 0, w = 0;
+      shmem_getmem(&w, &edge[1 + (size_t)pe], sizeof w, (pe + 1) % n);
+      CHECK(w == 0xa5a5000000000000u + (uint64_t)pe, "inline get of %d's word from %d: %llx", pe,
+            (pe + 1) % n, (unsigned long long)w);
+      fget(&last, &edge[words - 1], sizeof last, pe);
+      CHECK(last == 0xa5a5000000000000u + (uint64_t)((pe + n - 1) % n),
+            "the heap block's last word on PE %d: %llx", pe, (unsigned long long)last);
+      shmem_getmem_nbi(&w0, &edge[0], sizeof w0, pe);
+      shmem_quiet();
+      CHECK((w0 >> 48) == 0xa5a5u && (w0 & 0xffff) < (uint64_t)n, "word 0 of PE %d: %llx", pe,
+            (unsigned long long)w0);
+    }
+    uint64_t self = 0;
+    shmem_getmem(&self, &edge[1 + (size_t)me], sizeof self, me);
+    CHECK(self == v, "a get from this PE itself: %llx", (unsigned long long)self);
+    shmem_barrier_all();
+    shmem_free(edge);
+  }
+
   /* shmem_ptr: non-NULL exactly for the heap of PEs in the shared team */
   int shared = shmem_team_n_pes(SHMEM_TEAM_SHARED);
   int mapped = 0;
