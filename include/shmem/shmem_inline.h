@@ -66,38 +66,32 @@ GEXSI_INLINE const struct gexsi_pe_view *gexsi_mapped(const struct gexsi_pe_view
 #endif
 }
 
-GEXSI_INLINE void gexsi_putmem(void *dest, const void *source, size_t nbytes, int pe) {
-  const struct gexsi_pe_view *e = gexsi_mapped(gexsi_view.put, dest, nbytes, pe);
-  if (GEXSI_LIKELY(e != NULL))
-    memmove((char *)dest + e->delta, source, nbytes);
-  else
-    (shmem_putmem)(dest, source, nbytes, pe);
-}
-GEXSI_INLINE void gexsi_putmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
-  const struct gexsi_pe_view *e = gexsi_mapped(gexsi_view.put, dest, nbytes, pe);
-  if (GEXSI_LIKELY(e != NULL))
-    memmove((char *)dest + e->delta, source, nbytes);
-  else
-    (shmem_putmem_nbi)(dest, source, nbytes, pe);
-}
-GEXSI_INLINE void gexsi_getmem(void *dest, const void *source, size_t nbytes, int pe) {
-  const struct gexsi_pe_view *e = gexsi_mapped(gexsi_view.get, source, nbytes, pe);
-  if (GEXSI_LIKELY(e != NULL))
-    memmove(dest, (const char *)source + e->delta, nbytes);
-  else
-    (shmem_getmem)(dest, source, nbytes, pe);
-}
-GEXSI_INLINE void gexsi_getmem_nbi(void *dest, const void *source, size_t nbytes, int pe) {
-  const struct gexsi_pe_view *e = gexsi_mapped(gexsi_view.get, source, nbytes, pe);
-  if (GEXSI_LIKELY(e != NULL))
-    memmove(dest, (const char *)source + e->delta, nbytes);
-  else
-    (shmem_getmem_nbi)(dest, source, nbytes, pe);
-}
-
 /* (memmove: a put of a symmetric object to itself on this PE, source and
- * destination one buffer, is a program's right.  A name not followed by
- * '(' -- &shmem_putmem -- is still the function.) */
+ * destination one buffer, is a program's right) */
+#define GEXSI_DEF_PUT(NAME)                                                             \
+  GEXSI_INLINE void gexsi_##NAME(void *dest, const void *source, size_t nbytes, int pe) { \
+    const struct gexsi_pe_view *e = gexsi_mapped(gexsi_view.put, dest, nbytes, pe);      \
+    if (GEXSI_LIKELY(e != NULL))                                                          \
+      memmove((char *)dest + e->delta, source, nbytes);                                   \
+    else                                                                                  \
+      (shmem_##NAME)(dest, source, nbytes, pe);                                           \
+  }
+#define GEXSI_DEF_GET(NAME)                                                             \
+  GEXSI_INLINE void gexsi_##NAME(void *dest, const void *source, size_t nbytes, int pe) { \
+    const struct gexsi_pe_view *e = gexsi_mapped(gexsi_view.get, source, nbytes, pe);    \
+    if (GEXSI_LIKELY(e != NULL))                                                          \
+      memmove(dest, (const char *)source + e->delta, nbytes);                             \
+    else                                                                                  \
+      (shmem_##NAME)(dest, source, nbytes, pe);                                           \
+  }
+GEXSI_DEF_PUT(putmem)
+GEXSI_DEF_PUT(putmem_nbi)
+GEXSI_DEF_GET(getmem)
+GEXSI_DEF_GET(getmem_nbi)
+#undef GEXSI_DEF_PUT
+#undef GEXSI_DEF_GET
+
+/* (a name not followed by '(' -- &shmem_putmem -- is still the function) */
 #define shmem_putmem(dest, source, nelems, pe) gexsi_putmem(dest, source, nelems, pe)
 #define shmem_putmem_nbi(dest, source, nelems, pe) gexsi_putmem_nbi(dest, source, nelems, pe)
 #define shmem_getmem(dest, source, nelems, pe) gexsi_getmem(dest, source, nelems, pe)
