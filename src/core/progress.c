@@ -173,7 +173,6 @@ void gexi_busy_stamp(void) {
  * a neighbour's, a move too recent. */
 static bool move_off(uint64_t now, const cpu_set_t *theirs) {
   if (now - gexi_tls.moved_at < GEXI_MOVE_EVERY_NS) return false;
-  gexi_tls.moved_at = now;
   cpu_set_t mask, to;
   const int me = sched_getcpu();
   if (me < 0 || sched_getaffinity(0, sizeof mask, &mask) != 0) return false;
@@ -185,6 +184,7 @@ static bool move_off(uint64_t now, const cpu_set_t *theirs) {
   CPU_SET(target, &to);
   if (sched_setaffinity(0, sizeof to, &to) != 0) return false;
   (void)sched_setaffinity(0, sizeof mask, &mask);
+  gexi_tls.moved_at = now; /* (only a move counts: a mask widened later may move at once) */
   gexi_tls.moves++;
   return true;
 }
