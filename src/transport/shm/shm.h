@@ -79,9 +79,10 @@ struct gexi_shm_ctrl {
   /* The doorbell (shm_doorbell.c): 'sleepers' counts the owner's threads
    * asleep on the futex word 'bell'; whoever publishes something they may
    * wait for (a message in the owner's queues, a barrier arrival) and then
-   * finds sleepers > 0 bumps 'bell' and wakes them.  Both sides order
-   * their store before their load (seq_cst), so either the sleeper sees
-   * what was published or the publisher sees the sleeper. */
+   * finds sleepers > 0 bumps 'bell' and wakes them.  Both sides look at
+   * 'sleepers' with a read-modify-write (seq_cst) after their store, so
+   * either the sleeper sees what was published or the publisher sees the
+   * sleeper. */
   alignas(64) _Atomic uint32_t bell;
   _Atomic uint32_t sleepers;
 };
@@ -138,16 +139,15 @@ void gexi_shm_cma_read(const char *fn, gex_Rank_t jobrank, void *local, const vo
  * publishing what its threads may wait for, wake those asleep. */
 void gexi_shm_ring_slow(struct gexi_shm_ctrl *c);
 static inline void gexi_shm_ring(struct gexi_shm_ctrl *c) {
-  atomic_thread_fence(memory_order_seq_cst); /* the publication before the look */
-  if (GEXI_UNLIKELY(atomic_load_explicit(&c->sleepers, memory_order_relaxed)))
+  /* The look is a read-modify-write of the count (adding 0): ordered after
+   * the publication, and ordered with a sleeper's increment, so that the
+   * sleeper's next look at the queues sees what was published. */
+  if (GEXI_UNLIKELY(atomic_fetch_add_explicit(&c->sleepers, 0, memory_order_seq_cst)))
     gexi_shm_ring_slow(c);
 }
 /* ... of n processes at once (a barrier arrival, which each may wait for). */
 static inline void gexi_shm_ring_all(struct gexi_shm_ctrl *const *c, gex_Rank_t n) {
-  atomic_thread_fence(memory_order_seq_cst);
-  for (gex_Rank_t i = 0; i < n; i++)
-    if (GEXI_UNLIKELY(atomic_load_explicit(&c[i]->sleepers, memory_order_relaxed)))
-      gexi_shm_ring_slow(c[i]);
+  for (gex_Rank_t i = 0; i < n; i++) gexi_shm_ring(c[i]);
 }
 /* Sleep the calling thread on its own process's doorbell for at most
  * timeout_us, unless a message is already in its queues. */
