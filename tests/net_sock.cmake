@@ -19,7 +19,7 @@
 # The foundation suite, and atomics, teams, collectives and VIS.
 set(GEX_NET_SUITE t_queries t_rma t_rma_val t_rma_lc t_rma_bounds t_events t_nbi t_barrier
     t_am_args t_am_medium t_am_long t_am_tokeninfo t_am_register t_am_npam t_am_immediate
-    t_am_lc t_hsl t_mt_stress t_loopback t_big_tls t_segment_create t_ep_multi t_mk t_diagnostics)
+    t_am_lc t_hsl t_mt_stress t_loopback t_big_tls t_segment_create t_ep_multi t_ep_long t_mk t_diagnostics)
 set(GEX_NET_SUITE5 t_atomic t_atomic_create_async t_atomic_contend t_atomic_order t_coalesce t_coll t_coll_pipeline t_team t_collam t_vis t_vis_pc
     t_vis_am t_legacy_coll)
 

@@ -46,6 +46,17 @@ void gexi_am_upcalls_register(void);
  * mark it replied. */
 struct gexi_Token *gexi_reply_token(const char *fn, gex_Token_t t);
 
+/* Longs to an endpoint of index k > 0 (am_send.c).  gexi_am_long_ep: the
+ * endpoint of jobrank whose bound segment holds a Reply Long's
+ * [dest, dest + nbytes), 0 for the primordial one (and for a range in
+ * none, which the checks report as fn's).  gexi_am_place_long: to a rank
+ * of this host, the payload copied into that endpoint's segment (the
+ * message then carries none); to another node, nothing (the network
+ * transport carries it). */
+gex_EP_Index_t gexi_am_long_ep(const char *fn, gex_Rank_t jobrank, const void *dest,
+                               size_t nbytes);
+void gexi_am_place_long(gex_Rank_t jobrank, gex_EP_Index_t k, void *dest, const void *src,
+                        size_t nbytes);
 
 /* Negotiated payload: source descriptor, thread-owned between Prepare and
  * Commit/Cancel. */
@@ -56,6 +67,7 @@ struct gexi_SrcDesc {
   size_t size;             /* its usable length */
   const void *client_buf;  /* non-NULL: client-provided buffer */
   void *dest;              /* Long: dest_addr given at Prepare (may be NULL) */
+  gex_EP_Index_t ep;       /* Request Long: the target's endpoint (the TM-pair's index) */
   unsigned int nargs;
   gex_Flags_t flags;
   gex_Event_t *lc_opt;

@@ -87,6 +87,7 @@ static gex_AM_SrcDesc_t prepare(const char *fn, int kind, gex_Rank_t jobrank,
   else
     sd->addr = (is_long || !slot) ? staging_buffer(sd->size) : slot->payload;
   sd->dest = dest;
+  sd->ep = 0;
   sd->nargs = nargs;
   sd->flags = flags;
   sd->lc_opt = lc_opt;
@@ -125,8 +126,11 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const v
                                            gex_Flags_t flags, unsigned int numargs) {
   gexi_check_can_communicate("gex_AM_PrepareRequestLong");
   if (rank >= GEXI_TM_SIZE(tm)) gexi_bad_rank("gex_AM_PrepareRequestLong", tm, rank);
-  return prepare("gex_AM_PrepareRequestLong", GEXI_SD_REQ_LONG, gexi_tm_jobrank(tm, rank), NULL,
-                 client_buf, least_payload, most_payload, dest_addr, lc_opt, flags, numargs);
+  gex_AM_SrcDesc_t sd = prepare("gex_AM_PrepareRequestLong", GEXI_SD_REQ_LONG,
+                                gexi_tm_jobrank(tm, rank), NULL, client_buf, least_payload,
+                                most_payload, dest_addr, lc_opt, flags, numargs);
+  if (sd) sd->ep = gexi_tm(tm)->remote_index; /* (a TM-pair's target endpoint) */
+  return sd;
 }
 
 gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf,
@@ -172,13 +176,24 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
   if (nbytes > sd->size) gexi_fatal("%s: nbytes %zu exceeds the prepared size %zu", fn, nbytes, sd->size);
   if (is_long && sd->dest && dest != sd->dest)
     gexi_fatal("%s: dest_addr %p differs from the %p given to Prepare", fn, dest, sd->dest);
-  if (is_long && nbytes) {
-    const gexi_Peer_t *p = &gexi_ctx.peers[sd->jobrank];
-    uintptr_t off = (uintptr_t)dest - p->seg_base;
-    if (off > p->seg_size || nbytes > p->seg_size - off)
-      gexi_bad_range(fn, gexi_tm_handle(gexi_ctx.ep.pair_tm), sd->jobrank, dest, nbytes);
-  }
 #endif
+  /* A Long to an endpoint of index k > 0 (am_send.c, long_ep): a Request's
+   * is its TM-pair's, a Reply's the requester's that holds dest. */
+  gex_EP_Index_t ep = 0;
+  if (kind == GEXI_SD_REP_LONG) ep = gexi_am_long_ep(fn, sd->jobrank, dest, nbytes);
+  if (kind == GEXI_SD_REQ_LONG) {
+    ep = sd->ep;
+#if GEX_CHECKS
+    const gexi_Peer_t *p = gexi_master_peer(ep, sd->jobrank);
+    uintptr_t off = (uintptr_t)dest - p->seg_base;
+    if (nbytes && (off > p->seg_size || nbytes > p->seg_size - off)) {
+      if (!ep) gexi_bad_range(fn, gexi_tm_handle(gexi_ctx.ep.pair_tm), sd->jobrank, dest, nbytes);
+      gexi_fatal("%s: address range [%p,+%zu) outside the segment of endpoint %u of rank %u", fn,
+                 dest, nbytes, (unsigned)ep, (unsigned)sd->jobrank);
+    }
+#endif
+  }
+  if (ep) gexi_am_place_long(sd->jobrank, ep, dest, sd->addr, nbytes);
   struct gexi_amq_slot *s = sd->transport_slot;
   if (sd->jobrank == gexi_ctx.rank) {
     /* Loopback: runs a client handler now (am_send.c), else queues it. */
@@ -198,14 +213,14 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
   h->handler = handler;
   h->src = gexi_ctx.rank;
   h->nbytes = (uint32_t)nbytes;
-  h->ep_index = 0; /* (the primordial endpoint's segment: see am.h) */
+  h->ep_index = ep;
   h->dest = (uint64_t)(uintptr_t)dest;
   memcpy(h->args, args, nargs * sizeof(gex_AM_Arg_t));
   gex_Event_t *lc = sd->lc_opt;
   gexi_tls.open_sd = NULL; /* an off-node send may poll and run handlers that Prepare */
   if (s)
     gexi_shm_am_finish(gexi_ctx.local_index[sd->jobrank], s, sd->transport_pos, h->category,
-                       sd->addr, nbytes);
+                       sd->addr, ep ? 0 : nbytes);
   else
     gexi_ctx.net->am_send(sd->jobrank, h, sd->addr, 0);
   if (lc && lc != GEX_EVENT_NOW && lc != GEX_EVENT_GROUP) *lc = GEX_EVENT_INVALID;

@@ -65,40 +65,40 @@ __attribute__((noinline)) static int am_net_send(gex_Rank_t jobrank, int categor
                                                  gex_AM_Index_t handler, unsigned nargs,
                                                  const gex_AM_Arg_t *args, const void *payload,
                                                  size_t nbytes, void *dest, gex_Flags_t flags,
-                                                 uint32_t placed_ep) {
+                                                 uint32_t ep) {
   struct gexi_am_hdr h;
   set_hdr(&h, category, is_req, handler, nargs, args, nbytes, dest);
-  if (placed_ep) h.ep_index = placed_ep;
+  if (ep) h.ep_index = ep;
   return gexi_ctx.net->am_send(jobrank, &h, payload, flags);
 }
 
-/* placed_ep: 0, or (a Long only) the index of the target's endpoint into
- * whose segment the caller has already placed the payload (am.h): the
- * header says so and no transport moves a payload.  A constant 0 where this
- * is inlined by am_inject. */
+/* ep: 0, or (a Long only) the index k of the target's endpoint whose
+ * segment holds dest (long_ep): on this host the caller has placed the
+ * payload already and shared memory moves none; the network transport
+ * carries it.  A constant 0 where this is inlined by am_inject. */
 static inline int am_inject_at(gex_Rank_t jobrank, int category, int is_req,
                                gex_AM_Index_t handler, unsigned nargs,
                                const gex_AM_Arg_t *args, const void *payload, size_t nbytes,
-                               void *dest, gex_Flags_t flags, uint32_t placed_ep) {
+                               void *dest, gex_Flags_t flags, uint32_t ep) {
   /* Off-node first (this process itself is on-node). */
   gex_Rank_t li = gexi_ctx.local_index[jobrank];
   if (li == GEX_RANK_INVALID) {
     if (category == GEXI_AM_SHORT) /* a constant where this is inlined */
       return gexi_ctx.net->am_short(!is_req, jobrank, handler, flags, nargs, args);
     return am_net_send(jobrank, category, is_req, handler, nargs, args, payload, nbytes, dest,
-                       flags, placed_ep);
+                       flags, ep);
   }
   if (GEXI_UNLIKELY(am_is_loopback(jobrank, handler))) {
     /* (placed: the payload is at dest already, which am_loopback leaves alone) */
-    am_loopback(category, is_req, handler, nargs, args, placed_ep ? dest : payload, nbytes, dest);
+    am_loopback(category, is_req, handler, nargs, args, ep ? dest : payload, nbytes, dest);
     return 0;
   }
   uint64_t pos;
   struct gexi_amq_slot *s = gexi_shm_am_reserve(li, is_req, flags, &pos);
   if (!s) return 1;
   set_hdr(&s->hdr, category, is_req, handler, nargs, args, nbytes, dest);
-  if (placed_ep) s->hdr.ep_index = placed_ep;
-  gexi_shm_am_finish(li, s, pos, category, payload, placed_ep ? 0 : nbytes);
+  if (ep) s->hdr.ep_index = ep;
+  gexi_shm_am_finish(li, s, pos, category, payload, ep ? 0 : nbytes);
   return 0;
 }
 
@@ -251,26 +251,54 @@ int gexi_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *s
   return rc;
 }
 
-/* A Long Request through a TM-pair to endpoint k > 0 (Legion/Realm sends
- * them to the endpoint whose segment holds the destination): the payload
- * is placed first by an RMA Put through the pair (rma/rma_ep.c: complete at
- * the target on return, or the inline copy where the segment is mapped),
- * then the message goes with ep_index = k and no payload, and the target
- * checks the range against its own segment of that endpoint (am_check.c).
- * IMMEDIATE is honoured only for the message: the Put does not fail. */
-__attribute__((noinline)) static int request_long_ep(gex_TM_t tm, gex_Rank_t rank,
-                                                     gex_AM_Index_t handler, const void *src,
-                                                     size_t nbytes, void *dest,
-                                                     gex_Flags_t flags, unsigned int nargs,
-                                                     const gex_AM_Arg_t *args) {
-  const gexi_Peer_t *p = gexi_peer_checked("gex_AM_RequestLong", tm, rank, dest, nbytes);
-  if (nbytes && p->local)
-    memcpy((char *)dest + p->delta, src, nbytes);
-  else
-    gexi_rma_ep_put(tm, rank, dest, src, nbytes, GEX_EVENT_NOW, GEXI_MODE_BLOCKING);
-  /* (src goes along unread: with placed_ep no transport moves a payload) */
-  return am_inject_at(p->jobrank, GEXI_AM_LONG, 1, handler, nargs, args, src, nbytes, dest,
-                      flags, gexi_tm(tm)->remote_index);
+/* A Long to endpoint k > 0 of jobrank, whose bound segment holds dest
+ * (Legion/Realm send them through gex_TM_Pair(ep, k) to the endpoint whose
+ * segment holds the destination; a Reply Long goes to the requester's
+ * endpoint that holds it: gexi_am_long_ep).  On this host the payload is
+ * placed first -- copied where that segment is mapped here, else through
+ * the kernel (rma/rma_ep.c), neither of which waits for a peer -- and the
+ * message follows with ep_index = k and no payload; to another node the
+ * network transport carries the payload with the message into that
+ * segment (transport/am_wire.h).  The target checks the range against its
+ * own segment of that endpoint (am_check.c).  An IMMEDIATE refusal leaves
+ * a placed payload in place. */
+void gexi_am_place_long(gex_Rank_t jobrank, gex_EP_Index_t k, void *dest, const void *src,
+                        size_t nbytes) {
+  if (nbytes && gexi_ctx.local_index[jobrank] != GEX_RANK_INVALID)
+    gexi_rma_ep_host("gex_AM_*Long", k, jobrank, 1, (void *)src, dest, nbytes,
+                     GEXI_MODE_BLOCKING, 0);
+}
+__attribute__((noinline)) static int long_ep(gex_Rank_t jobrank, gex_EP_Index_t k, int is_req,
+                                             gex_AM_Index_t handler, const void *src,
+                                             size_t nbytes, void *dest, gex_Flags_t flags,
+                                             unsigned int nargs, const gex_AM_Arg_t *args) {
+  gexi_am_place_long(jobrank, k, dest, src, nbytes);
+  return am_inject_at(jobrank, GEXI_AM_LONG, is_req, handler, nargs, args, src, nbytes, dest,
+                      flags, k);
+}
+
+static inline int in_segment(const gexi_Peer_t *p, const void *dest, size_t nbytes) {
+  uintptr_t off = (uintptr_t)dest - p->seg_base;
+  return p->seg_size && off <= p->seg_size && nbytes <= p->seg_size - off;
+}
+
+/* A Request does not say which of its sender's endpoints sent it, and the
+ * handler table is shared (core/ep.c); what says where a Reply Long lands
+ * is its destination.  The segments bound to one process's endpoints are
+ * distinct memory (a segment bound to several endpoints is one range), so
+ * the range names the endpoint: the primordial one's, else that of an
+ * index k > 0 whose segment this process knows (published to it or
+ * queried).  Neither: the checks report the range, and without them the
+ * message goes as a primordial one, which the target drops. */
+gex_EP_Index_t gexi_am_long_ep(const char *fn, gex_Rank_t jobrank, const void *dest,
+                               size_t nbytes) {
+  if (nbytes == 0 || GEXI_LIKELY(in_segment(&gexi_ctx.peers[jobrank], dest, nbytes))) return 0;
+  for (gex_EP_Index_t k = 1; k < GEXI_MAX_EPS; k++) {
+    const struct gexi_ep_tab *t = gexi_ctx.ep_tabs[k];
+    if (t && in_segment(&t->peers[jobrank], dest, nbytes)) return k;
+  }
+  check_long_dest(fn, jobrank, dest, nbytes);
+  return 0;
 }
 
 int gexi_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src,
@@ -278,7 +306,9 @@ int gexi_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, co
                         unsigned int nargs, const gex_AM_Arg_t *args) {
   if (GEXI_UNLIKELY(tm != GEX_TM_INVALID && gexi_tm(tm)->remote_index)) {
     check_payload("gex_AM_RequestLong", src, nbytes, GEXI_AM_MAX_LONG, flags);
-    int rc = request_long_ep(tm, rank, handler, src, nbytes, dest, flags, nargs, args);
+    const gexi_Peer_t *p = gexi_peer_checked("gex_AM_RequestLong", tm, rank, dest, nbytes);
+    int rc = long_ep(p->jobrank, gexi_tm(tm)->remote_index, 1, handler, src, nbytes, dest, flags,
+                     nargs, args);
     if (!rc) am_local_completion("gex_AM_RequestLong", lc_opt, 1);
     return rc;
   }
@@ -295,8 +325,9 @@ int gexi_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *src
                       unsigned int nargs, const gex_AM_Arg_t *args) {
   struct gexi_Token *tok = gexi_reply_token("gex_AM_ReplyLong", token);
   check_payload("gex_AM_ReplyLong", src, nbytes, GEXI_AM_MAX_LONG, flags);
-  check_long_dest("gex_AM_ReplyLong", tok->src, dest, nbytes);
-  int rc = am_inject(tok->src, GEXI_AM_LONG, 0, handler, nargs, args, src, nbytes, dest, flags);
+  gex_EP_Index_t k = gexi_am_long_ep("gex_AM_ReplyLong", tok->src, dest, nbytes);
+  int rc = k ? long_ep(tok->src, k, 0, handler, src, nbytes, dest, flags, nargs, args)
+             : am_inject(tok->src, GEXI_AM_LONG, 0, handler, nargs, args, src, nbytes, dest, flags);
   if (rc)
     tok->replied = 0;
   else

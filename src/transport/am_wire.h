@@ -39,8 +39,10 @@ struct gexi_am_hdr {
   gex_Rank_t src; /* jobrank of the sender */
   uint32_t nbytes;
   /* Long: the index of the target's endpoint whose bound segment holds
-   * dest.  Non-zero: the sender has already placed the payload there
-   * through a TM-pair (am_send.c), and transports move no payload. */
+   * dest.  A network transport carries every Long's payload into dest,
+   * whatever the index; through shared memory a non-zero index means the
+   * sender has placed the payload already (am/am_send.c, long_ep) and the
+   * message carries none. */
   uint32_t ep_index;
   uint64_t dest; /* Long: destination in the target's address space */
   gex_AM_Arg_t args[GEXI_AM_MAX_ARGS];

@@ -385,6 +385,20 @@ void gexi_ofi_unexpose(void *handle);
 static inline uint64_t gexi_ofi_raddr(gex_Rank_t jobrank, const void *addr) {
   return (uint64_t)(uintptr_t)addr - gexi_ctx.ofi->peers[jobrank].addr_base;
 }
+/* The remote side of a transfer: where in the peer's registered memory,
+ * and its key.  gexi_ofi_remote: addr in the segment bound to jobrank's
+ * endpoint k -- the primordial one's, registered at attach, or a region
+ * the peer exposed when it bound a segment to k > 0 (rma/rma_ep.c). */
+struct ofi_remote {
+  uint64_t raddr, key;
+};
+static inline struct ofi_remote gexi_ofi_remote(gex_Rank_t jobrank, gex_EP_Index_t k,
+                                                const void *addr) {
+  if (!k) return (struct ofi_remote){gexi_ofi_raddr(jobrank, addr), gexi_ctx.ofi->peers[jobrank].key};
+  const struct gexi_ep_tab *t = gexi_ctx.ep_tabs[k];
+  return (struct ofi_remote){t->net_raddr[jobrank] + ((uintptr_t)addr - t->peers[jobrank].seg_base),
+                             t->net_key[jobrank]};
+}
 
 /* ---- ofi_rma.c ---- */
 gex_Event_t gexi_ofi_put(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
@@ -417,8 +431,8 @@ void gexi_ofi_put_exposed(gex_Rank_t jobrank, size_t n, const struct gexi_expose
 /* transport.h: rma_exposed. */
 gex_Event_t gexi_ofi_rma_exposed(gex_Rank_t jobrank, int is_write, const struct gexi_exposed_rma *x,
                                  int mode);
-/* Write nbytes to the peer and wait until it is delivered there. */
-void gexi_ofi_write_sync(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
+/* Write nbytes to the peer at r and wait until they are delivered there. */
+void gexi_ofi_write_sync(gex_Rank_t jobrank, struct ofi_remote r, const void *src, size_t nbytes,
                          int what);
 /* Wait, polling 'what', until op->done. */
 void gexi_ofi_wait_op(struct ofi_op *op, int what);

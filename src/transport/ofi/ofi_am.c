@@ -256,8 +256,7 @@ __attribute__((noinline)) static int am_send_general(gex_Rank_t j, const struct 
   int ch = h->is_req ? 0 : 1;
   int what = h->is_req ? GEXI_POLL_ALL : GEXI_POLL_REPLIES;
   int is_long = h->category == GEXI_AM_LONG;
-  int placed = is_long && h->ep_index != 0; /* the payload is at the target already */
-  int packed = is_long && !placed && h->nbytes <= OFI_LONG_PACK_MAX;
+  int packed = is_long && h->nbytes <= OFI_LONG_PACK_MAX;
   size_t body = (h->category == GEXI_AM_MEDIUM || packed) ? h->nbytes : 0;
   size_t hl = OFI_WIRE_HDR_LEN(h->nargs);
   size_t len = OFI_ROUND8(hl + body);
@@ -288,20 +287,22 @@ __attribute__((noinline)) static int am_send_general(gex_Rank_t j, const struct 
    * overtake it (send-after-write order, or wait for delivery). */
   struct ofi_op wop;
   int wrote = 0;
-  if (is_long && !packed && !placed && h->nbytes) {
+  if (is_long && !packed && h->nbytes) {
+    /* (into the segment of the target's endpoint ep_index: am_wire.h) */
+    struct ofi_remote r = gexi_ofi_remote(j, h->ep_index, (void *)(uintptr_t)h->dest);
     wop = (struct ofi_op){.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
     if (o->order_saw) {
       struct fid_mr *tmp = NULL;
       void *desc = gexi_ofi_local_desc(payload, h->nbytes, FI_WRITE, &tmp);
       wop.tmp_mr = tmp;
       struct iovec iov = {(void *)payload, h->nbytes};
-      struct fi_rma_iov riov = {gexi_ofi_raddr(j, (void *)(uintptr_t)h->dest), h->nbytes, p->key};
+      struct fi_rma_iov riov = {r.raddr, h->nbytes, r.key};
       struct fi_msg_rma msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = j,
                                .rma_iov = &riov, .rma_iov_count = 1, .context = &wop.fctx};
       OFI_RETRY(fi_writemsg(o->ep, &msg, FI_COMPLETION | o->write_flags), what, "fi_writemsg");
       wrote = 1;
     } else {
-      gexi_ofi_write_sync(j, (void *)(uintptr_t)h->dest, payload, h->nbytes, what);
+      gexi_ofi_write_sync(j, r, payload, h->nbytes, what);
     }
   }
   memset(w, 0, offsetof(struct ofi_wire, h));

@@ -24,10 +24,9 @@ const char *gexi_ofi_check(const struct ofi_wire *w, size_t len) {
   if (GEXI_UNLIKELY(bad)) return bad;
   if (GEXI_UNLIKELY(h->category == GEXI_AM_NOP)) return "category (NOP)";
   /* Which messages carry a payload: Medium, and Long up to OFI_LONG_PACK_MAX
-   * (type LONG_PACKED); a larger Long's payload was written by RMA, and so
-   * was any Long's to an endpoint of index > 0 (placed, am/am.h). */
-  int packed =
-      h->category == GEXI_AM_LONG && h->ep_index == 0 && h->nbytes <= OFI_LONG_PACK_MAX;
+   * (type LONG_PACKED); a larger Long's payload was written by RMA into
+   * the segment of its endpoint (ep_index, am_wire.h). */
+  int packed = h->category == GEXI_AM_LONG && h->nbytes <= OFI_LONG_PACK_MAX;
   if (GEXI_UNLIKELY((w->type == OFI_WIRE_LONG_PACKED) != packed)) return "type (for this Long)";
   size_t body = (h->category == GEXI_AM_MEDIUM || packed) ? h->nbytes : 0;
   if (GEXI_UNLIKELY(len != OFI_ROUND8(hl + body))) return "nbytes (not the bytes received)";

@@ -85,13 +85,8 @@ static void check_segment(const char *fn, gex_Rank_t jobrank) {
     gexi_fatal("%s: rank %u has no attached segment", fn, (unsigned)jobrank);
 }
 
-/* The remote side of a transfer: where in the peer's registered memory,
- * and its key (the peer's segment, or a region it exposed, rma/rma_ep.c). */
-struct ofi_remote {
-  uint64_t raddr, key;
-};
 static inline struct ofi_remote seg_remote(gex_Rank_t j, const void *addr) {
-  return (struct ofi_remote){gexi_ofi_raddr(j, addr), gexi_ctx.ofi->peers[j].key};
+  return gexi_ofi_remote(j, 0, addr);
 }
 
 /* Post one write; op may be NULL (counted only). */
@@ -109,10 +104,6 @@ static void post_write_at(gex_Rank_t j, struct ofi_remote r, const void *src, si
                            .context = op ? &op->fctx : NULL};
   OFI_RETRY(fi_writemsg(o->ep, &msg, flags), what, "fi_writemsg");
 }
-static inline void post_write(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
-                              uint64_t flags, struct ofi_op *op, int what) {
-  post_write_at(j, seg_remote(j, dest), src, nbytes, flags, op, what);
-}
 
 static void post_read_at(gex_Rank_t j, void *dest, struct ofi_remote r, size_t nbytes,
                          uint64_t flags, struct ofi_op *op, int what) {
@@ -128,28 +119,25 @@ static void post_read_at(gex_Rank_t j, void *dest, struct ofi_remote r, size_t n
                            .context = op ? &op->fctx : NULL};
   OFI_RETRY(fi_readmsg(o->ep, &msg, flags), what, "fi_readmsg");
 }
-static inline void post_read(gex_Rank_t j, void *dest, const void *src, size_t nbytes,
-                             uint64_t flags, struct ofi_op *op, int what) {
-  post_read_at(j, dest, seg_remote(j, src), nbytes, flags, op, what);
-}
 
 /* Without delivery-complete writes, a read issued after them (reads are
  * ordered after writes to the same peer: FI_ORDER_RAW) completes only once
  * they have landed. */
-static void flush_peer(gex_Rank_t j, void *addr, int what) {
+static void flush_peer(gex_Rank_t j, struct ofi_remote r, int what) {
   char scratch;
   struct ofi_op op = {.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
-  post_read(j, &scratch, addr, 1, FI_COMPLETION, &op, what);
+  post_read_at(j, &scratch, r, 1, FI_COMPLETION, &op, what);
   gexi_ofi_wait_op(&op, what);
 }
 
-void gexi_ofi_write_sync(gex_Rank_t j, void *dest, const void *src, size_t nbytes, int what) {
+void gexi_ofi_write_sync(gex_Rank_t j, struct ofi_remote r, const void *src, size_t nbytes,
+                         int what) {
   struct gexi_ofi *o = gexi_ctx.ofi;
   struct ofi_op op = {.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
   uint64_t fl = o->write_flags | FI_COMPLETION | (nbytes <= o->inject_size ? FI_INJECT : 0);
-  post_write(j, dest, src, nbytes, fl, &op, what);
+  post_write_at(j, r, src, nbytes, fl, &op, what);
   gexi_ofi_wait_op(&op, what);
-  if (o->flush_with_read) flush_peer(j, dest, what);
+  if (o->flush_with_read) flush_peer(j, r, what);
 }
 
 /* The NBI fast path (shared context, no registration, no bounce): count the
@@ -278,7 +266,7 @@ gex_Event_t gexi_ofi_put(gex_Rank_t j, void *dest, const void *src, size_t nbyte
   }
   check_segment("gex_RMA_Put", j);
   if (mode == GEXI_MODE_BLOCKING) {
-    gexi_ofi_write_sync(j, dest, src, nbytes, GEXI_POLL_ALL);
+    gexi_ofi_write_sync(j, seg_remote(j, dest), src, nbytes, GEXI_POLL_ALL);
     return 0;
   }
   return put_at(j, seg_remote(j, dest), src, nbytes, lc_opt, mode);
