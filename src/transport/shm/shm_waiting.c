@@ -34,7 +34,11 @@ int gexi_shm_node_colocated(uint64_t now, uint64_t fresh_ns, cpu_set_t *theirs) 
     const int32_t c = atomic_load_explicit(&s->ctrl[i]->cpu, memory_order_relaxed);
     if (c < 0 || c >= CPU_SETSIZE || (int64_t)(now - at) >= (int64_t)fresh_ns) continue;
     CPU_SET(c, theirs);
-    if (c == cpu) shared = i < s->me ? 2 : shared ? shared : 1;
+    if (c != cpu) continue;
+    if (i < s->me)
+      shared = 2; /* (a lower index than mine: the caller is the one to move) */
+    else if (!shared)
+      shared = 1;
   }
   return shared;
 }
