@@ -12,6 +12,7 @@
 #                                              (when the tools libraries exist)
 #   bin/gasnetrun_<conduit>                    the spawner scripts (over gexrun);
 #   bin/amudprun                               the udp identity's, as the reference's
+#   share/doc/GASNet/version.git               libgex-<release>[-g<commit>], one line
 #
 # for <conduit> in GEX_GASNET_CONDUITS and <mode> in seq, par.  The .mak and
 # .pc files hold absolute paths of the prefix given at install time
@@ -84,6 +85,23 @@ endforeach()
 list(GET GEX_GASNET_RELEASE 0 GEX_GASNET_RELEASE_MAJOR)
 list(GET GEX_GASNET_RELEASE 1 GEX_GASNET_RELEASE_MINOR)
 list(GET GEX_GASNET_RELEASE 2 GEX_GASNET_RELEASE_PATCH)
+
+# ---- share/doc/GASNet/version.git: which implementation this is, in one line ------------
+# The reference installs its git description there, and UPC++'s
+# 'upcxx --version' prints that file's first line after its own version.
+# libgex's line: libgex-<release>[-g<commit of the sources configured>].
+set(GEX_VERSION_LINE "libgex-${GEX_GASNET_RELEASE_MAJOR}.${GEX_GASNET_RELEASE_MINOR}.${GEX_GASNET_RELEASE_PATCH}")
+find_package(Git QUIET)
+if(GIT_FOUND AND EXISTS "${CMAKE_SOURCE_DIR}/.git")
+  execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${CMAKE_SOURCE_DIR}" rev-parse --short HEAD
+                  OUTPUT_VARIABLE _gex_commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
+                  RESULT_VARIABLE _gex_git_rc)
+  if(_gex_git_rc EQUAL 0 AND _gex_commit)
+    string(APPEND GEX_VERSION_LINE "-g${_gex_commit}")
+  endif()
+endif()
+file(WRITE "${CMAKE_BINARY_DIR}/version.git" "${GEX_VERSION_LINE}\n")
+install(FILES "${CMAKE_BINARY_DIR}/version.git" DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/GASNet")
 list(JOIN GEX_GASNET_RELEASE "." GEX_GASNET_RELEASE)
 # The GASNet-EX specification version (gasnet_config.h of the build directory).
 file(STRINGS include/gasnetex.h _gex_spec REGEX "^#define GEX_SPEC_VERSION_(MAJOR|MINOR) ")

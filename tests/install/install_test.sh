@@ -83,6 +83,10 @@ for cm in ofi:par smp:seq udp:seq; do
     fail "building the client with $c-$m.mak"
 done
 
+# ---- which implementation this is (UPC++'s 'upcxx --version' prints it) ----
+grep -Eqx 'libgex-[0-9]+\.[0-9]+\.[0-9]+(-g[0-9a-f]+)?' "$prefix/share/doc/GASNet/version.git" ||
+  fail "share/doc/GASNet/version.git: not one line libgex-<release>[-g<commit>]"
+
 # ---- a client built with pkg-config ----
 export PKG_CONFIG_PATH=$lib/pkgconfig
 pcc=$(pkg-config --variable=GASNET_CC gasnet-ofi-par) || fail "pkg-config gasnet-ofi-par"
