@@ -293,6 +293,16 @@ GEXI_INLINE gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank,
   return value;
 }
 
+/* ---- Events ---------------------------------------------------------------- */
+/* GEX_EVENT_INVALID -- what every NB operation complete at initiation
+ * returns, an on-node Put or Get among them -- is tested without a call.
+ * The library's gex_Event_Test stays the function (its address, and the
+ * call written (gex_Event_Test)(e), reach it). */
+GEXI_INLINE int gexi_Event_Test_inline(gex_Event_t event) {
+  return event == GEX_EVENT_INVALID ? GASNET_OK : (gex_Event_Test)(event);
+}
+#define gex_Event_Test(event) gexi_Event_Test_inline(event)
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,7 +75,7 @@ static inline void check_event(const char *fn, gex_Event_t e) {
 #endif
 }
 
-int gex_Event_Test(gex_Event_t event) {
+int(gex_Event_Test)(gex_Event_t event) { /* (the name in parentheses: gex_inline.h) */
   gexi_check_can_communicate("gex_Event_Test");
   if (event == GEX_EVENT_INVALID) return GASNET_OK;
   check_event("gex_Event_Test", event);
