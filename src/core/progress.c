@@ -99,7 +99,9 @@ __attribute__((noinline, cold)) static void exit_poll(int moved) {
     gasnet_exit(atomic_load_explicit(&gexi_ctx.exit_code, memory_order_relaxed));
 }
 
-int gexi_poll(int what) {
+/* One poll of every source of messages (gexi_poll; inlined into the loops
+ * of this file). */
+static inline int poll_once(int what) {
   /* Coalesced operations leave at the thread's next poll (not from inside a
    * handler or under a handler-safe lock, where no Request may be sent). */
   if (GEXI_UNLIKELY(gexi_tls.flush_deferred != NULL) &&
@@ -114,6 +116,7 @@ int gexi_poll(int what) {
     exit_poll(n > 0);
   return n;
 }
+int gexi_poll(int what) { return poll_once(what); }
 
 /* On an oversubscribed host a spinning rank holds a core that a rank with
  * work may be waiting for, and a network poll is a system call (tens of
@@ -189,10 +192,14 @@ static bool move_off(uint64_t now, const cpu_set_t *theirs) {
   return true;
 }
 
-static inline void idle(bool may_sleep) {
+/* What an idle moment does once it is not only counted (idle, below). */
+__attribute__((noinline)) static void idle_decide(bool may_sleep) {
   const bool eager = gexi_ctx.host_oversubscribed;
   const int mode = atomic_load_explicit(&gexi_ctx.wait_mode, memory_order_relaxed);
-  if (mode == GEXI_WAIT_SPIN && !eager) return;
+  if (mode == GEXI_WAIT_SPIN && !eager) {
+    gexi_tls.idle_polls = 0; /* (counted inline again) */
+    return;
+  }
   /* auto, with neighbours in shared memory and a core for every rank of
    * this host: spin, as the reference does.  A yield there hands the core
    * to whatever else runs on the host -- another program's busy loop keeps
@@ -290,6 +297,20 @@ static inline void idle(bool may_sleep) {
   }
 }
 
+/* Most idle moments of a host with a core for every rank only count
+ * (GEXI_SPINS_BEFORE_YIELD of them before any yield; idle_decide then
+ * counts on from GEXI_SPINS_BEFORE_YIELD - GEXI_SPINS_BETWEEN_YIELDS):
+ * that count stays inline, the rest of the policy out of line.  An
+ * oversubscribed host decides at every one. */
+static inline void idle(bool may_sleep) {
+  if (GEXI_LIKELY(!gexi_ctx.host_oversubscribed &&
+                  gexi_tls.idle_polls + 1 < GEXI_SPINS_BEFORE_YIELD)) {
+    gexi_tls.idle_polls++;
+    return;
+  }
+  idle_decide(may_sleep);
+}
+
 void gexi_idle(void) { idle(true); }
 
 void gexi_settle_slow(int timeout_ms) { gexi_ctx.net->settle(timeout_ms); }
@@ -308,7 +329,7 @@ int gexi_wait_mode(void) { return atomic_load_explicit(&gexi_ctx.wait_mode, memo
 static void poll_step(const char *fn, bool may_sleep) {
   (void)fn; /* (the check is compiled out with GEX_CHECKS=OFF) */
   gexi_check_can_communicate(fn);
-  if (gexi_poll(GEXI_POLL_ALL))
+  if (poll_once(GEXI_POLL_ALL))
     gexi_busy();
   else
     idle(may_sleep);
