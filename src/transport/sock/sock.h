@@ -127,9 +127,14 @@ _Static_assert(sizeof(struct sock_frame) == 16, "struct sock_frame: 16 bytes");
 struct sock_rma {
   uint64_t key, addr, len, cookie, dest;
 };
+/* An ACK frame holds 1 to SOCK_ACKS_MAX of these: how many of the
+ * receiver's Puts landed for each counter ('cookie') of the sender.  One
+ * frame acknowledges the Puts of as many counters -- NB Puts have one
+ * each -- as one poll read. */
 struct sock_ack {
   uint64_t cookie, count;
 };
+#define SOCK_ACKS_MAX 16
 /* An NBI Put of one word (8 bytes, the commonest size) into the
  * receiver's bound segment, which names it: no key, no length.  40 bytes
  * with the frame's header, against 64 as a Put of sock_rma. */
@@ -341,8 +346,7 @@ struct sock_peer {
    * Requests we have handled and not yet told it about. */
   _Atomic int64_t credit;
   _Atomic uint32_t owed;
-  /* ACKs of its Puts not sent yet (under poll_lock): one cookie, a count. */
-  uint64_t ack_cookie, ack_count;
+
   /* Receiving (under poll_lock).  busy: a frame of it is being handled (a
    * nested poll leaves the connection alone). */
   char *rx;
@@ -402,6 +406,11 @@ struct gexi_sock {
   unsigned nup;
   gex_Rank_t *touched; /* peers whose frames this poll read (their ACKs, credit) */
   unsigned ntouched;
+  /* ACKs not sent yet (under poll_lock): nacks counters of the Puts of one
+   * peer, ack_peer (a poll reads one peer's frames after another's). */
+  struct sock_ack acks[SOCK_ACKS_MAX];
+  unsigned nacks;
+  gex_Rank_t ack_peer;
   unsigned poll_count;
   _Atomic uint32_t poll_gen; /* changes at every poll (SOCK_TX_BATCH) */
   struct sock_deferred *def;
@@ -677,8 +686,9 @@ char *gexi_sock_region(uint64_t key, uint64_t addr, uint64_t len, const char **w
 /* Frames of RMA received from j (checked). */
 void gexi_sock_get_serve(gex_Rank_t j, const struct sock_rma *r, char *src);
 void gexi_sock_rma_done(uint64_t cookie, uint64_t count);
-/* ACKs owed to j leave now. */
-void gexi_sock_ack_flush(gex_Rank_t j);
+/* The ACKs not sent yet (gexi_sock.acks, to ack_peer) leave now, in one
+ * frame. */
+void gexi_sock_ack_flush(void);
 
 /* ---- sock_lane.c ---- */
 /* Open the UDP socket on the rank's address (gexi_sock_start): its port. */

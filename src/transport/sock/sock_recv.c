@@ -99,12 +99,19 @@ static void bad_frame(gex_Rank_t j, const char *why) {
 }
 
 /* A Put from j landed: counted toward the ACK of its counter ('cookie'),
- * which goes when a Put of another counter lands or the poll ends. */
+ * which goes when the poll ends, or sooner when SOCK_ACKS_MAX counters
+ * wait. */
 static void put_landed(gex_Rank_t j, struct sock_peer *p, uint64_t cookie) {
+  (void)p;
   if (!cookie) return;
-  if (p->ack_count && p->ack_cookie != cookie) gexi_sock_ack_flush(j);
-  p->ack_cookie = cookie;
-  p->ack_count++;
+  struct gexi_sock *s = S();
+  if (s->nacks && s->ack_peer == j && s->acks[s->nacks - 1].cookie == cookie) {
+    s->acks[s->nacks - 1].count++;
+    return;
+  }
+  if (s->nacks && (s->ack_peer != j || s->nacks == SOCK_ACKS_MAX)) gexi_sock_ack_flush();
+  s->ack_peer = j;
+  s->acks[s->nacks++] = (struct sock_ack){cookie, 1};
 }
 
 /* The end of a frame whose data was read into place. */
@@ -150,7 +157,9 @@ static const char *frame_check(const struct sock_frame *f, const char *body, siz
       *fixed = f->len;
       return NULL;
     case SOCK_F_ACK:
-      if (f->len != sizeof(struct sock_ack)) return "ACK of the wrong length";
+      if (!f->len || f->len % sizeof(struct sock_ack) ||
+          f->len > SOCK_ACKS_MAX * sizeof(struct sock_ack))
+        return "ACK of the wrong length";
       *fixed = f->len;
       return NULL;
     case SOCK_F_CREDIT:
@@ -267,9 +276,11 @@ static size_t frame(gex_Rank_t j, size_t have, int what) {
       break;
     }
     case SOCK_F_ACK: {
-      struct sock_ack a;
-      memcpy(&a, body, sizeof a);
-      gexi_sock_rma_done(a.cookie, a.count);
+      for (size_t off = 0; off < f.len; off += sizeof(struct sock_ack)) {
+        struct sock_ack a;
+        memcpy(&a, body + off, sizeof a);
+        gexi_sock_rma_done(a.cookie, a.count);
+      }
       return whole;
     }
     case SOCK_F_PUTW: { /* into our bound segment, checked like any Put */
@@ -565,9 +576,10 @@ int gexi_sock_poll(int what) {
     gex_Rank_t j = s->touched[--s->ntouched];
     s->peers[j].touched = 0;
     if (atomic_load_explicit(&s->peers[j].state, memory_order_acquire) != SOCK_UP) continue;
-    if (s->peers[j].ack_count) gexi_sock_ack_flush(j);
+    if (s->nacks && s->ack_peer == j) gexi_sock_ack_flush();
     gexi_sock_return_credit(j);
   }
+  s->nacks = 0; /* (a peer whose connection ended gets none) */
   /* What the handlers just sent (Replies, mostly) leaves before we go on. */
   if (atomic_load_explicit(&s->nqueued, memory_order_relaxed)) n += gexi_sock_flush_all();
   if (s->ufd >= 0) gexi_sock_lane_tick();

@@ -86,12 +86,15 @@ void gexi_sock_rma_done(uint64_t cookie, uint64_t count) {
   gexi_am_counter_done((_Atomic uint32_t *)(uintptr_t)cookie, (uint32_t)count);
 }
 
-void gexi_sock_ack_flush(gex_Rank_t j) {
-  struct sock_peer *p = &S()->peers[j];
-  struct sock_ack a = {p->ack_cookie, p->ack_count};
-  p->ack_count = 0;
-  struct sock_frame f = {.len = sizeof a, .type = SOCK_F_ACK};
-  gexi_sock_send(j, &f, &a, sizeof a, NULL, 0, SOCK_TX_COPY, GEXI_POLL_ALL, 0);
+void gexi_sock_ack_flush(void) {
+  struct gexi_sock *s = S();
+  const gex_Rank_t j = s->ack_peer;
+  struct sock_ack a[SOCK_ACKS_MAX];
+  const size_t len = s->nacks * sizeof a[0];
+  memcpy(a, s->acks, len);
+  s->nacks = 0; /* (before the send, which may poll and land more Puts) */
+  struct sock_frame f = {.len = (uint32_t)len, .type = SOCK_F_ACK};
+  gexi_sock_send(j, &f, a, len, NULL, 0, SOCK_TX_COPY, GEXI_POLL_ALL, 0);
 }
 
 static void wait_zero(_Atomic uint32_t *c) {
