@@ -7,11 +7,10 @@
  * of the process (under gexrun, the sock transport's connections are its
  * only ones: the bootstrap uses Unix sockets) and checks its SO_SNDBUF
  * against GEX_TEST_SNDBUF:
- *   host   the default on one host: 192 KiB asked for
  *   N      GEX_SOCK_SNDBUF=N: N bytes asked for
- *   auto   GEX_SOCK_SNDBUF=0: the kernel's autotuning, which on loopback
- *          (64 KiB segments) starts above the 384 KiB a locked 192 KiB
- *          buffer has
+ *   auto   GEX_SOCK_SNDBUF unset or 0: the kernel's autotuning, which on
+ *          loopback (64 KiB segments) grows past 384 KiB, the buffer a
+ *          locked 192 KiB would have
  * The kernel caps what is asked for at net.core.wmem_max, then doubles it.
  * At least one connection must be found.
  */
@@ -75,7 +74,7 @@ int main(int argc, char **argv) {
   const gex_Rank_t me = T.rank, n = T.size;
   const gex_Rank_t next = (me + 1) % n, prev = (me + n - 1) % n;
   const char *mode = getenv("GEX_TEST_SNDBUF");
-  CHECKF(mode != NULL, "GEX_TEST_SNDBUF (host, auto or a size) is not set");
+  CHECKF(mode != NULL, "GEX_TEST_SNDBUF (auto or a size) is not set");
   CHECKF(n >= 2, "needs two ranks or more");
 
   /* Slot 0 of each segment receives the previous rank's Puts; slot 1 is
@@ -105,16 +104,14 @@ int main(int argc, char **argv) {
   long wmem_max = read_long("/proc/sys/net/core/wmem_max", 0);
   long tcp_wmem_max = read_long("/proc/sys/net/ipv4/tcp_wmem", 2);
   CHECKF(wmem_max > 0, "cannot read net.core.wmem_max");
-  const long locked_default = 2 * (wmem_max < (192 << 10) ? wmem_max : (192 << 10));
-  long want = -1, floor = locked_default;
-  if (strcmp(mode, "host") == 0) {
-    want = locked_default;
-  } else if (strcmp(mode, "auto") != 0) {
+  const long locked = 2 * (wmem_max < (192 << 10) ? wmem_max : (192 << 10));
+  long want = -1, floor = locked;
+  if (strcmp(mode, "auto") != 0) {
     char *end;
     long asked = strtol(mode, &end, 10);
-    CHECKF(*end == '\0' && asked >= 8192, "GEX_TEST_SNDBUF='%s': host, auto or bytes >= 8192", mode);
+    CHECKF(*end == '\0' && asked >= 8192, "GEX_TEST_SNDBUF='%s': auto or bytes >= 8192", mode);
     want = 2 * (asked < wmem_max ? asked : wmem_max);
-  } else if (tcp_wmem_max <= locked_default) {
+  } else if (tcp_wmem_max <= locked) {
     test_log0("note: net.ipv4.tcp_wmem allows at most %ld bytes: autotuning cannot be told from "
               "the default here, only that the buffer is not empty", tcp_wmem_max);
     floor = 0;

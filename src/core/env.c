@@ -153,9 +153,7 @@ void gexi_env_load(void) {
   e->mk_ipc = gexi_env_switch("GEX_MK_IPC", 1);
   e->sock_am_credit = gexi_env_size("GEX_SOCK_AM_CREDIT", 0, 32 << 10, (uint64_t)1 << 31);
   e->sock_connect_timeout = gexi_env_count("GEX_SOCK_CONNECT_TIMEOUT", 30, 1, 3600);
-  e->sock_sndbuf = gexi_env_string("GEX_SOCK_SNDBUF")
-                       ? (int64_t)gexi_env_size("GEX_SOCK_SNDBUF", 0, 0, (uint64_t)1 << 30)
-                       : -1;
+  e->sock_sndbuf = (int64_t)gexi_env_size("GEX_SOCK_SNDBUF", 0, 0, (uint64_t)1 << 30);
   e->sock_udp = gexi_env_switch("GEX_SOCK_UDP", 1);
   e->test_lane_drop = gexi_env_count("GEX_TEST_LANE_DROP", 0, 0, 1000000);
   e->ofi_provider = gexi_env_string("GEX_OFI_PROVIDER");

@@ -35,7 +35,7 @@ struct gexi_env {
   int mk_ipc;                  /* GEX_MK_IPC: neighbours' device segments opened here (rma/rma_device.c) */
   uint64_t sock_am_credit;     /* GEX_SOCK_AM_CREDIT bytes; 0: the default */
   uint64_t sock_connect_timeout; /* GEX_SOCK_CONNECT_TIMEOUT seconds (sock_auth.c) */
-  int64_t sock_sndbuf;         /* GEX_SOCK_SNDBUF bytes; -1: unset (by peer, sock_recv.c) */
+  int64_t sock_sndbuf;         /* GEX_SOCK_SNDBUF bytes; 0: the kernel's autotuning */
   int sock_udp;                /* GEX_SOCK_UDP: streams over the UDP lane (sock_lane.c) */
   uint64_t test_lane_drop;     /* GEX_TEST_LANE_DROP: the lane drops every Nth first sending */
   const char *ofi_provider;    /* GEX_OFI_PROVIDER; NULL: libfabric's choice */

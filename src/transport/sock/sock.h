@@ -162,14 +162,6 @@ static inline int64_t gexi_sock_frame_cost(size_t whole) {
 #define SOCK_BATCH_MAX ((size_t)16 << 10)
 /* Bytes queued for one peer above which a sender that may wait does so. */
 #define SOCK_QUEUE_MAX ((size_t)4 << 20)
-/* The send buffer (SO_SNDBUF, which the kernel doubles) of a connection to
- * a peer on this host, unless GEX_SOCK_SNDBUF says otherwise.  A small one
- * keeps the bytes between the two copies of a stream (sender into the
- * kernel, kernel out to the receiver) in the caches: with the kernel's
- * autotuning a sender ran megabytes ahead and large Puts and Gets over
- * loopback moved 4 to 8 GiB/s, with this one 10 to 11.5 (docs/network.md).
- * Below the stock net.core.wmem_max (208 KiB), so no kernel cuts it. */
-#define SOCK_SNDBUF_HOST (192 << 10)
 
 /* ---- the UDP lane (sock_lane.c, GEX_SOCK_UDP) ------------------------------------ */
 /* With GEX_SOCK_UDP=1 every rank also has one UDP socket, and the stream

@@ -30,11 +30,6 @@ static inline struct gexi_sock *S(void) { return gexi_sock_ctx(); }
 static _Thread_local int poll_depth;
 int gexi_sock_polling(void) { return poll_depth > 0; }
 
-/* Whether p listens on this host (loopback, or our own address). */
-static int peer_on_host(const struct sock_peer *p) {
-  uint32_t a = p->addr.sin_addr.s_addr;
-  return a == S()->me.sin_addr.s_addr || (ntohl(a) >> 24) == 127;
-}
 
 void gexi_sock_attach(gex_Rank_t j, int fd) {
   struct gexi_sock *s = S();
@@ -48,13 +43,9 @@ void gexi_sock_attach(gex_Rank_t j, int fd) {
   if (!lane) p->rx_have = p->rx_off = 0;
   int one = 1; /* frames leave when written (no Nagle delay), on both ends */
   (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  /* GEX_SOCK_SNDBUF, else SOCK_SNDBUF_HOST on this host; 0: the kernel's
-   * autotuning (left alone). */
-  int64_t sndbuf = gexi_ctx.env.sock_sndbuf >= 0 ? gexi_ctx.env.sock_sndbuf
-                   : peer_on_host(p)            ? SOCK_SNDBUF_HOST
-                                                : 0;
-  if (sndbuf > 0) {
-    int v = (int)sndbuf;
+  /* GEX_SOCK_SNDBUF; unset or 0: the kernel's autotuning (left alone). */
+  if (gexi_ctx.env.sock_sndbuf > 0) {
+    int v = (int)gexi_ctx.env.sock_sndbuf;
     (void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof v);
   }
   gexi_sock_rewatch(fd, SOCK_EV_UP, j, EPOLLIN); /* (watched as a handshake until now) */
