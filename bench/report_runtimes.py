@@ -176,7 +176,21 @@ def run(rounds, say, rawdir):
                         values.setdefault("|".join((prog, metric, net, lib)), []).append(v)
         say("  runtimes: round %d of %d (%.0f s)" % (rnd, rounds, time.time() - t0))
     return {"values": values, "notes": notes, "rounds": rounds, "seconds": time.time() - t0,
-            "paths": paths}
+            "paths": paths, "identity": _identity(paths), "load": "%.2f" % os.getloadavg()[0]}
+
+
+def _identity(paths):
+    """What each UPC++ install says of itself and of its GASNet (upcxx --version)."""
+    out = {}
+    for lib, k in (("gex", "GEX_UPCXX_GEX"), ("ref", "GEX_UPCXX_REF")):
+        try:
+            p = subprocess.run([os.path.join(paths[k], "bin", "upcxx"), "--version"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=30,
+                               universal_newlines=True)
+            out[lib] = " ".join(p.stdout.splitlines()[0].split()) if p.stdout else "?"
+        except (OSError, subprocess.TimeoutExpired):
+            out[lib] = "?"
+    return out
 
 
 def _fmt(v, unit):
@@ -196,8 +210,16 @@ def table(L, data):
     L.append("UPC++'s own bench/ programs, built from the same sources against libgex and against the "
              "reference, %d interleaved rounds at 2 ranks (bench/report_runtimes.py): smp on one host, udp "
              "with every peer through the network on loopback. Median (range) of the rounds; times in "
-             "µs, bandwidths in GB/s; the ratio is above 1 where libgex is better." % data["rounds"])
+             "µs, bandwidths in GB/s; the ratio is above 1 where libgex is better. libgex is built "
+             "with -DGEX_CHECKS=OFF, as for the rest of this report." % data["rounds"])
     L.append("")
+    ident = data.get("identity", {})
+    if ident:
+        L.append("Builds: `%s` (libgex), `%s` (reference); %.0f s, load average %s at the end; "
+                 "reproduce with `GEX_UPCXX_GEX=... GEX_UPCXX_REF=... GEX_UPCXX_BENCH=... "
+                 "bench/report_runtimes.py`." % (ident.get("gex", "?"), ident.get("ref", "?"),
+                                                 data.get("seconds", 0), data.get("load", "?")))
+        L.append("")
     L.append("| program | measure | network | libgex | reference | ratio | libgex at least the reference |")
     L.append("| --- | --- | --- | --- | --- | --- | --- |")
     for prog, metric in ROWS:
