@@ -22,6 +22,7 @@
 #include <gasnetex.h>
 #include <gasnet_coll.h>
 #include <gasnet_ratomic.h>
+#include <gasnet_vis.h>
 #include <shmem.h>
 
 #include <stdatomic.h>

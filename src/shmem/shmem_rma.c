@@ -38,9 +38,30 @@ void gexs_get(const char *call, void *dest, const void *src, size_t n, int pe, i
     gex_RMA_GetBlocking(w.tm, dest, (gex_Rank_t)pe, w.owner, n, 0);
 }
 
-/* Strided: element by element; an iget waits for the elements it read. */
+/* Strided.  The remote object's span [first, last element] in one place
+ * that is not mapped here (another host's PE, or another PE's static
+ * data): one libgex strided VIS operation of nelems elements.  Otherwise
+ * -- mapped, or strides below 1, which VIS would refuse as overlapping --
+ * element by element.  An iput's source is reusable on return
+ * (GEX_FLAG_ENABLE_LEAF_LC: copied or sent by then); an iget waits for
+ * the elements it read. */
+static int strided_remote(const char *call, const char *remote, ptrdiff_t rst, size_t nelems,
+                          size_t size, int pe, struct gexs_where *w) {
+  if (nelems < 2 || rst < 1) return 0;
+  gexs_where(call, remote, (size_t)(nelems - 1) * (size_t)rst * size + size, pe, w);
+  return w->local == NULL;
+}
+
 static void iput(const char *call, char *dest, const char *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t nelems, size_t size, int pe) {
+  struct gexs_where w;
+  if (sst >= 1 && strided_remote(call, dest, dst, nelems, size, pe, &w)) {
+    const ptrdiff_t ds[1] = {dst * (ptrdiff_t)size}, ss[1] = {sst * (ptrdiff_t)size};
+    const size_t count[1] = {nelems};
+    gex_VIS_StridedPutNBI(w.tm, (gex_Rank_t)pe, w.owner, ds, (void *)src, ss, size, count, 1,
+                          GEX_FLAG_ENABLE_LEAF_LC);
+    return;
+  }
   for (size_t i = 0; i < nelems; i++)
     gexs_put(call, dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
              src + (ptrdiff_t)i * sst * (ptrdiff_t)size, size, pe, 0);
@@ -48,6 +69,13 @@ static void iput(const char *call, char *dest, const char *src, ptrdiff_t dst, p
 
 static void iget(const char *call, char *dest, const char *src, ptrdiff_t dst, ptrdiff_t sst,
                  size_t nelems, size_t size, int pe) {
+  struct gexs_where w;
+  if (dst >= 1 && strided_remote(call, src, sst, nelems, size, pe, &w)) {
+    const ptrdiff_t ds[1] = {dst * (ptrdiff_t)size}, ss[1] = {sst * (ptrdiff_t)size};
+    const size_t count[1] = {nelems};
+    gex_VIS_StridedGetBlocking(w.tm, dest, ds, (gex_Rank_t)pe, w.owner, ss, size, count, 1, 0);
+    return;
+  }
   for (size_t i = 0; i < nelems; i++)
     gexs_get(call, dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
              src + (ptrdiff_t)i * sst * (ptrdiff_t)size, size, pe, 1);

@@ -9,6 +9,7 @@ static long sbuf[N];          /* static symmetric data */
 static int sint[64];
 static uint64_t ssig;
 static char sbytes[257];
+static long sstride[2 * 24]; /* strided into static data */
 
 int main(void) {
   shmem_init();
@@ -74,15 +75,34 @@ int main(void) {
     shmem_barrier_all();
 
     /* 5. strided: every third element of my src into every second of the
-     * next PE's slot, and back with iget */
-    for (long i = 0; i < N; i++) src[i] = pat(me, i, round + 10);
-    shmem_long_iput(hbuf + (size_t)me * N, src, 2, 3, N / 3, t);
+     * next PE's slot (heap) and of its static array, and back with iget;
+     * the elements in between keep their values */
+    for (long i = 0; i < N; i++) {
+      src[i] = pat(me, i, round + 10);
+      hbuf[(size_t)prev * N + i] = -7; /* (prev writes this slot) */
+    }
+    for (int i = 0; i < 2 * 24; i++) sstride[i] = -7;
     shmem_barrier_all();
-    for (long i = 0; i < N / 3; i++)
+    shmem_long_iput(hbuf + (size_t)me * N, src, 2, 3, N / 3, t);
+    shmem_long_iput(sstride, src + 1, 2, 1, 24, t);
+    shmem_barrier_all();
+    for (long i = 0; i < N / 3; i++) {
       CHECK(hbuf[(size_t)prev * N + 2 * i] == pat(prev, 3 * i, round + 10), "iput [%ld]", i);
+      CHECK(hbuf[(size_t)prev * N + 2 * i + 1] == -7, "iput wrote between: [%ld]", 2 * i + 1);
+    }
+    for (int i = 0; i < 24; i++) {
+      CHECK(sstride[2 * i] == pat(prev, 1 + i, round + 10), "iput static [%d]", i);
+      CHECK(sstride[2 * i + 1] == -7, "iput static wrote between: [%d]", 2 * i + 1);
+    }
     long *back = calloc(N, sizeof(long));
     shmem_long_iget(back, hbuf + (size_t)me * N, 3, 2, N / 3, t);
-    for (long i = 0; i < N / 3; i++) CHECK(back[3 * i] == pat(me, 3 * i, round + 10), "iget %ld", i);
+    for (long i = 0; i < N / 3; i++) {
+      CHECK(back[3 * i] == pat(me, 3 * i, round + 10), "iget %ld", i);
+      CHECK(back[3 * i + 1] == 0 && back[3 * i + 2] == 0, "iget wrote between: %ld", i);
+    }
+    long sback[24];
+    shmem_long_iget(sback, sstride, 1, 2, 24, t);
+    for (int i = 0; i < 24; i++) CHECK(sback[i] == pat(me, 1 + i, round + 10), "iget static %d", i);
     free(back);
     shmem_barrier_all();
 
