@@ -91,6 +91,7 @@ struct gexi_shm_node {
   gex_Rank_t nlocal, me;          /* processes on this node; my index */
   struct gexi_shm_ctrl **ctrl;    /* by local index */
   struct gexi_amq **req, **rep;   /* by local index */
+  struct gexi_amq *my_req, *my_rep; /* req[me], rep[me]: what every poll reads */
   int32_t *pid;                   /* by local index: the process (shm_cma.c) */
   size_t ctrl_bytes;
   int ctrl_fd;                    /* my region's fd until peers mapped it */

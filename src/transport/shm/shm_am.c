@@ -52,7 +52,7 @@ static int drain(struct gexi_amq *q) {
 
 int gexi_shm_poll(int what) {
   struct gexi_shm_node *n = gexi_ctx.shm;
-  struct gexi_amq *rep = n->rep[n->me], *req = n->req[n->me];
+  struct gexi_amq *rep = n->my_rep, *req = n->my_req;
   int count = gexi_amq_maybe_ready(rep) ? drain(rep) : 0;
   if (what == GEXI_POLL_ALL && gexi_amq_maybe_ready(req)) count += drain(req);
   return count;

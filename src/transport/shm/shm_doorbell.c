@@ -22,7 +22,7 @@ void gexi_shm_doze(unsigned timeout_us) {
   const uint32_t bell = atomic_load_explicit(&c->bell, memory_order_seq_cst);
   /* (after the count: a message published before it is seen here, one
    * published after it rings) */
-  if (!gexi_amq_maybe_ready(n->rep[n->me]) && !gexi_amq_maybe_ready(n->req[n->me])) {
+  if (!gexi_amq_maybe_ready(n->my_rep) && !gexi_amq_maybe_ready(n->my_req)) {
     const struct timespec ts = {0, (long)timeout_us * 1000L};
     syscall(SYS_futex, (uint32_t *)&c->bell, FUTEX_WAIT, bell, &ts, NULL, 0);
   }

@@ -101,6 +101,8 @@ void gexi_shm_map_node(const struct gexi_proc_info *all) {
     n->rep[i] = (struct gexi_amq *)((char *)c + c->rep_off);
     n->pid[i] = all[j].pid;
   }
+  n->my_req = n->req[n->me];
+  n->my_rep = n->rep[n->me];
 }
 
 void gexi_shm_init_done(void) {
