@@ -30,7 +30,10 @@
  *      target checks its own segment with the CPU, guards included; then
  *      every rank Gets it back through the same pair into its slot 1 and
  *      checks that;
- *   6. every rank destroys its bound device segment, then its kind.
+ *   6. an AM Long Request through the pair to index 1 lands its payload
+ *      in the target's device segment (placed by RMA: its handler sees
+ *      the address, never the bytes), and the sender Gets it back;
+ *   7. every rank destroys its bound device segment, then its kind.
  *
  * GEX_TEST_STAGED=+: some operation of the job must have taken the staged
  * path (through AMs and host memory); =0: none may have (every target was
@@ -56,6 +59,18 @@ uint64_t gexi_rma_device_started(void);
 #else
 #define HAVE_CLASS 0
 #endif
+
+/* Step 6's handler: where the payload landed, and how long it is. */
+static uintptr_t my_base;
+static _Atomic int long_hits;
+static void long_hit(gex_Token_t t, void *p, size_t nbytes, gex_AM_Arg_t len) {
+  (void)t;
+  CHECKF((uintptr_t)p == my_base + 64 && nbytes == (size_t)len, "AM Long at %p, %zu bytes", p,
+         nbytes);
+  atomic_fetch_add(&long_hits, 1);
+}
+static gex_AM_Entry_t handlers[] = {
+    {0, (gex_AM_Fn_t)long_hit, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 1, NULL, "long_hit"}};
 
 /* Forms of an operation: blocking, NB, NBI (in four pieces), NBI in an
  * access region.  Returns once it is complete; 'scribble' (a Put's
@@ -94,7 +109,7 @@ static void rma(int form, int is_put, gex_TM_t tm, gex_Rank_t r, void *remote, v
 
 int main(int argc, char **argv) {
   /* the primordial segment: step 5's slot, guards after it */
-  test_init(&argc, &argv, "t_mk_rma", (4 << 20) + 2 * 4096, NULL, 0);
+  test_init(&argc, &argv, "t_mk_rma", (4 << 20) + 2 * 4096, handlers, 1);
   const int want_test = getenv("GEX_MK_TEST_DEVICE") != NULL;
   gex_MK_Create_args_t args;
   memset(&args, 0, sizeof args);
@@ -134,6 +149,7 @@ int main(int argc, char **argv) {
     CHECK(base[r] != 0);
   }
   CHECK(base[T.rank] == (uintptr_t)gex_Segment_QueryAddr(seg));
+  my_base = base[T.rank];
   gex_TM_t to_dev = gex_TM_Pair(T.ep, 1); /* host endpoint -> device segments */
   gex_TM_t dev_dev = gex_TM_Pair(dep, 1); /* device endpoint -> device segments */
   gex_TM_t dev_host = gex_TM_Pair(dep, 0); /* device endpoint -> primordial host segments */
@@ -196,9 +212,20 @@ int main(int argc, char **argv) {
     CHECK_BYTES(buf + GUARD + len, GUARD, 0xEE);
     test_barrier();
   }
+  /* 6. an AM Long into my target's device segment, and back by a Get */
+  const size_t along = 4099;
+  test_fill(buf, along, test_seed(me, along, 6, 0));
+  CHECK(gex_AM_RequestLong1(to_dev, target, handlers[0].gex_index, buf, along,
+                            (void *)(base[target] + 64), GEX_EVENT_NOW, 0,
+                            (gex_AM_Arg_t)along) == 0);
+  GASNET_BLOCKUNTIL(atomic_load(&long_hits) == 1);
+  test_barrier();
+  memset(buf, 0xEE, along);
+  gex_RMA_GetBlocking(to_dev, buf, target, (void *)(base[target] + 64), along, 0);
+  CHECK_PATTERN(buf, along, test_seed(me, along, 6, 0));
   free(buf);
   free(base);
-  /* 6. as UPC++ ends a device allocator: its bound segment destroyed, then
+  /* 7. as UPC++ ends a device allocator: its bound segment destroyed, then
    * the kind; the endpoint is not bound again */
   test_barrier();
   gex_Segment_Destroy(seg, 0);

@@ -52,11 +52,12 @@ struct gexi_Token *gexi_reply_token(const char *fn, gex_Token_t t);
  * none, which the checks report as fn's).  gexi_am_place_long: to a rank
  * of this host, the payload copied into that endpoint's segment (the
  * message then carries none); to another node, nothing (the network
- * transport carries it). */
+ * transport carries it); into device memory, an RMA on any host.  Returns
+ * the header's ep_index (k, with GEXI_AM_EP_PLACED for device memory). */
 gex_EP_Index_t gexi_am_long_ep(const char *fn, gex_Rank_t jobrank, const void *dest,
                                size_t nbytes);
-void gexi_am_place_long(gex_Rank_t jobrank, gex_EP_Index_t k, void *dest, const void *src,
-                        size_t nbytes);
+uint32_t gexi_am_place_long(gex_Rank_t jobrank, gex_EP_Index_t k, void *dest, const void *src,
+                            size_t nbytes);
 
 /* Negotiated payload: source descriptor, thread-owned between Prepare and
  * Commit/Cancel. */

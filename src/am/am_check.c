@@ -24,13 +24,17 @@ const char *gexi_am_check_frame(const struct gexi_am_hdr *h) {
     default: { /* Long: the destination range must lie in this rank's bound segment */
       if (GEXI_UNLIKELY(h->nbytes > GEXI_AM_MAX_LONG)) return "nbytes (above the Long maximum)";
       if (!h->nbytes) return NULL;
-      if (GEXI_UNLIKELY(h->ep_index >= GEXI_MAX_EPS)) return "ep_index";
+      const uint32_t k = gexi_am_ep(h);
+      if (GEXI_UNLIKELY(k >= GEXI_MAX_EPS)) return "ep_index";
       /* (endpoint tables only change under teams_lock, before peers may
        * address them: the client publishes first) */
       const gexi_Peer_t *me = gexi_ctx.peers ? &gexi_ctx.peers[gexi_ctx.rank] : NULL;
-      if (h->ep_index) {
-        const struct gexi_ep_tab *tab = gexi_ctx.ep_tabs[h->ep_index];
+      if (k) {
+        const struct gexi_ep_tab *tab = gexi_ctx.ep_tabs[k];
         me = tab ? &tab->peers[gexi_ctx.rank] : NULL;
+        /* a payload the CPU would write into device memory */
+        if (tab && tab->device[gexi_ctx.rank] && !(h->ep_index & GEXI_AM_EP_PLACED))
+          return "ep_index (a segment of device memory takes placed payloads only)";
       }
       if (GEXI_UNLIKELY(!me || !me->seg_size)) return "dest (no bound segment here)";
       uint64_t off = h->dest - (uint64_t)me->seg_base;

@@ -179,7 +179,7 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
 #endif
   /* A Long to an endpoint of index k > 0 (am_send.c, long_ep): a Request's
    * is its TM-pair's, a Reply's the requester's that holds dest. */
-  gex_EP_Index_t ep = 0;
+  uint32_t ep = 0;
   if (kind == GEXI_SD_REP_LONG) ep = gexi_am_long_ep(fn, sd->jobrank, dest, nbytes);
   if (kind == GEXI_SD_REQ_LONG) {
     ep = sd->ep;
@@ -193,7 +193,7 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
     }
 #endif
   }
-  if (ep) gexi_am_place_long(sd->jobrank, ep, dest, sd->addr, nbytes);
+  if (ep) ep = gexi_am_place_long(sd->jobrank, (gex_EP_Index_t)ep, dest, sd->addr, nbytes);
   struct gexi_amq_slot *s = sd->transport_slot;
   if (sd->jobrank == gexi_ctx.rank) {
     /* Loopback: runs a client handler now (am_send.c), else queues it. */

@@ -72,10 +72,10 @@ __attribute__((noinline)) static int am_net_send(gex_Rank_t jobrank, int categor
   return gexi_ctx.net->am_send(jobrank, &h, payload, flags);
 }
 
-/* ep: 0, or (a Long only) the index k of the target's endpoint whose
- * segment holds dest (long_ep): on this host the caller has placed the
- * payload already and shared memory moves none; the network transport
- * carries it.  A constant 0 where this is inlined by am_inject. */
+/* ep: 0, or (a Long only) the header's ep_index for endpoint k of the
+ * target (long_ep): on this host the caller has placed the payload already
+ * and shared memory moves none; the network transport carries it unless
+ * GEXI_AM_EP_PLACED.  A constant 0 where this is inlined by am_inject. */
 static inline int am_inject_at(gex_Rank_t jobrank, int category, int is_req,
                                gex_AM_Index_t handler, unsigned nargs,
                                const gex_AM_Arg_t *args, const void *payload, size_t nbytes,
@@ -259,22 +259,32 @@ int gexi_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *s
  * the kernel (rma/rma_ep.c), neither of which waits for a peer -- and the
  * message follows with ep_index = k and no payload; to another node the
  * network transport carries the payload with the message into that
- * segment (transport/am_wire.h).  The target checks the range against its
- * own segment of that endpoint (am_check.c).  An IMMEDIATE refusal leaves
- * a placed payload in place. */
-void gexi_am_place_long(gex_Rank_t jobrank, gex_EP_Index_t k, void *dest, const void *src,
-                        size_t nbytes) {
+ * segment (transport/am_wire.h).  A segment of device memory, on any host,
+ * is reached by RMA only: a blocking Put through the primordial endpoint's
+ * pair to k places the payload, and the message says so
+ * (GEXI_AM_EP_PLACED).  The target checks the range against its own
+ * segment of that endpoint (am_check.c).  An IMMEDIATE refusal leaves a
+ * placed payload in place. */
+uint32_t gexi_am_place_long(gex_Rank_t jobrank, gex_EP_Index_t k, void *dest, const void *src,
+                            size_t nbytes) {
+  if (GEXI_UNLIKELY(gexi_ctx.ep_tabs[k]->device[jobrank])) {
+    if (nbytes)
+      gexi_rma_ep_put(gex_TM_Pair(gexi_ctx.eps[0], k), jobrank, dest, src, nbytes, GEX_EVENT_NOW,
+                      GEXI_MODE_BLOCKING);
+    return k | GEXI_AM_EP_PLACED;
+  }
   if (nbytes && gexi_ctx.local_index[jobrank] != GEX_RANK_INVALID)
     gexi_rma_ep_host("gex_AM_*Long", k, jobrank, 1, (void *)src, dest, nbytes,
                      GEXI_MODE_BLOCKING, 0);
+  return k;
 }
 __attribute__((noinline)) static int long_ep(gex_Rank_t jobrank, gex_EP_Index_t k, int is_req,
                                              gex_AM_Index_t handler, const void *src,
                                              size_t nbytes, void *dest, gex_Flags_t flags,
                                              unsigned int nargs, const gex_AM_Arg_t *args) {
-  gexi_am_place_long(jobrank, k, dest, src, nbytes);
+  const uint32_t ep = gexi_am_place_long(jobrank, k, dest, src, nbytes);
   return am_inject_at(jobrank, GEXI_AM_LONG, is_req, handler, nargs, args, src, nbytes, dest,
-                      flags, k);
+                      flags, ep);
 }
 
 static inline int in_segment(const gexi_Peer_t *p, const void *dest, size_t nbytes) {

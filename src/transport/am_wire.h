@@ -39,14 +39,27 @@ struct gexi_am_hdr {
   gex_Rank_t src; /* jobrank of the sender */
   uint32_t nbytes;
   /* Long: the index of the target's endpoint whose bound segment holds
-   * dest.  A network transport carries every Long's payload into dest,
-   * whatever the index; through shared memory a non-zero index means the
-   * sender has placed the payload already (am/am_send.c, long_ep) and the
-   * message carries none. */
+   * dest (gexi_am_ep), and GEXI_AM_EP_PLACED.  A network transport carries
+   * a Long's payload into dest unless PLACED says the sender has put it
+   * there already (a segment of device memory, which only RMA reaches:
+   * am/am_send.c); through shared memory a non-zero ep_index means the
+   * payload is placed and the message carries none. */
   uint32_t ep_index;
   uint64_t dest; /* Long: destination in the target's address space */
   gex_AM_Arg_t args[GEXI_AM_MAX_ARGS];
 };
+
+#define GEXI_AM_EP_PLACED 0x80000000u
+static inline uint32_t gexi_am_ep(const struct gexi_am_hdr *h) {
+  return h->ep_index & ~GEXI_AM_EP_PLACED;
+}
+/* The payload bytes a network transport moves with the message. */
+static inline size_t gexi_am_carried(const struct gexi_am_hdr *h) {
+  return h->category == GEXI_AM_MEDIUM ||
+                 (h->category == GEXI_AM_LONG && !(h->ep_index & GEXI_AM_EP_PLACED))
+             ? h->nbytes
+             : 0;
+}
 
 /* The AM layer's upcalls (am/am_deliver.c). */
 struct gexi_am_upcalls {

@@ -256,7 +256,8 @@ __attribute__((noinline)) static int am_send_general(gex_Rank_t j, const struct 
   int ch = h->is_req ? 0 : 1;
   int what = h->is_req ? GEXI_POLL_ALL : GEXI_POLL_REPLIES;
   int is_long = h->category == GEXI_AM_LONG;
-  int packed = is_long && h->nbytes <= OFI_LONG_PACK_MAX;
+  int placed = is_long && (h->ep_index & GEXI_AM_EP_PLACED); /* at the target already */
+  int packed = is_long && !placed && h->nbytes <= OFI_LONG_PACK_MAX;
   size_t body = (h->category == GEXI_AM_MEDIUM || packed) ? h->nbytes : 0;
   size_t hl = OFI_WIRE_HDR_LEN(h->nargs);
   size_t len = OFI_ROUND8(hl + body);
@@ -287,9 +288,9 @@ __attribute__((noinline)) static int am_send_general(gex_Rank_t j, const struct 
    * overtake it (send-after-write order, or wait for delivery). */
   struct ofi_op wop;
   int wrote = 0;
-  if (is_long && !packed && h->nbytes) {
-    /* (into the segment of the target's endpoint ep_index: am_wire.h) */
-    struct ofi_remote r = gexi_ofi_remote(j, h->ep_index, (void *)(uintptr_t)h->dest);
+  if (is_long && !packed && !placed && h->nbytes) {
+    /* (into the segment of the target's endpoint: am_wire.h) */
+    struct ofi_remote r = gexi_ofi_remote(j, gexi_am_ep(h), (void *)(uintptr_t)h->dest);
     wop = (struct ofi_op){.ev_kind = GEXI_EV_NET, .kind = OFI_OP_WAIT};
     if (o->order_saw) {
       struct fid_mr *tmp = NULL;

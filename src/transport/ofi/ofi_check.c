@@ -25,8 +25,9 @@ const char *gexi_ofi_check(const struct ofi_wire *w, size_t len) {
   if (GEXI_UNLIKELY(h->category == GEXI_AM_NOP)) return "category (NOP)";
   /* Which messages carry a payload: Medium, and Long up to OFI_LONG_PACK_MAX
    * (type LONG_PACKED); a larger Long's payload was written by RMA into
-   * the segment of its endpoint (ep_index, am_wire.h). */
-  int packed = h->category == GEXI_AM_LONG && h->nbytes <= OFI_LONG_PACK_MAX;
+   * the segment of its endpoint (am_wire.h), and a placed one's before. */
+  int packed = h->category == GEXI_AM_LONG && !(h->ep_index & GEXI_AM_EP_PLACED) &&
+               h->nbytes <= OFI_LONG_PACK_MAX;
   if (GEXI_UNLIKELY((w->type == OFI_WIRE_LONG_PACKED) != packed)) return "type (for this Long)";
   size_t body = (h->category == GEXI_AM_MEDIUM || packed) ? h->nbytes : 0;
   if (GEXI_UNLIKELY(len != OFI_ROUND8(hl + body))) return "nbytes (not the bytes received)";

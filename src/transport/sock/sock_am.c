@@ -77,7 +77,7 @@ int gexi_sock_am_send(gex_Rank_t j, const struct gexi_am_hdr *h, const void *pay
     }
   }
   size_t hl = SOCK_AM_HDR_LEN(h->nargs);
-  size_t carried = (h->category == GEXI_AM_MEDIUM || h->category == GEXI_AM_LONG) ? h->nbytes : 0;
+  size_t carried = gexi_am_carried(h);
   struct sock_frame f = {.len = (uint32_t)(hl + SOCK_ROUND8(carried)), .type = SOCK_F_AM};
   if (h->is_req && spend(j, gexi_sock_frame_cost(sizeof f + f.len), flags)) return 1;
   struct gexi_am_hdr hh;

@@ -198,7 +198,7 @@ static size_t frame(gex_Rank_t j, size_t have, int what) {
       memset(&h, 0, sizeof h);
       memcpy(&h, body, fixed < sizeof h ? fixed : sizeof h);
       h.src = j; /* who sent it is the connection's rank, never a field */
-      size_t carried = (h.category == GEXI_AM_MEDIUM || h.category == GEXI_AM_LONG) ? h.nbytes : 0;
+      size_t carried = gexi_am_carried(&h);
       if ((bad = gexi_up_check_frame(&h)) || (bad = gexi_up_check_handler(&h)) ||
           (SOCK_ROUND8(carried) != dlen && (bad = "length (not the header's payload)"))) {
         bad_frame(j, bad);
