@@ -54,6 +54,11 @@ struct gexi_Token *gexi_reply_token(const char *fn, gex_Token_t t);
  * message then carries none); to another node, nothing (the network
  * transport carries it); into device memory, an RMA on any host.  Returns
  * the header's ep_index (k, with GEXI_AM_EP_PLACED for device memory). */
+/* [dest, dest + nbytes) lies in the bound segment of entry p (nbytes > 0). */
+static inline int gexi_am_in_segment(const gexi_Peer_t *p, const void *dest, size_t nbytes) {
+  uintptr_t off = (uintptr_t)dest - p->seg_base;
+  return p->seg_size && off <= p->seg_size && nbytes <= p->seg_size - off;
+}
 gex_EP_Index_t gexi_am_long_ep(const char *fn, gex_Rank_t jobrank, const void *dest,
                                size_t nbytes);
 uint32_t gexi_am_place_long(gex_Rank_t jobrank, gex_EP_Index_t k, void *dest, const void *src,

@@ -184,9 +184,7 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
   if (kind == GEXI_SD_REQ_LONG) {
     ep = sd->ep;
 #if GEX_CHECKS
-    const gexi_Peer_t *p = gexi_master_peer(ep, sd->jobrank);
-    uintptr_t off = (uintptr_t)dest - p->seg_base;
-    if (nbytes && (off > p->seg_size || nbytes > p->seg_size - off)) {
+    if (nbytes && !gexi_am_in_segment(gexi_master_peer(ep, sd->jobrank), dest, nbytes)) {
       if (!ep) gexi_bad_range(fn, gexi_tm_handle(gexi_ctx.ep.pair_tm), sd->jobrank, dest, nbytes);
       gexi_fatal("%s: address range [%p,+%zu) outside the segment of endpoint %u of rank %u", fn,
                  dest, nbytes, (unsigned)ep, (unsigned)sd->jobrank);

@@ -184,10 +184,7 @@ static inline void check_payload(const char *fn, const void *src, size_t nbytes,
 static inline void check_long_dest(const char *fn, gex_Rank_t jobrank, const void *dest,
                                    size_t nbytes) {
 #if GEX_CHECKS
-  if (nbytes == 0) return;
-  const gexi_Peer_t *p = &gexi_ctx.peers[jobrank];
-  uintptr_t off = (uintptr_t)dest - p->seg_base;
-  if (off > p->seg_size || nbytes > p->seg_size - off)
+  if (nbytes && !gexi_am_in_segment(&gexi_ctx.peers[jobrank], dest, nbytes))
     gexi_bad_range(fn, gexi_tm_handle(gexi_ctx.ep.pair_tm), jobrank, dest, nbytes);
 #else
   (void)fn;
@@ -287,11 +284,6 @@ __attribute__((noinline)) static int long_ep(gex_Rank_t jobrank, gex_EP_Index_t 
                       flags, ep);
 }
 
-static inline int in_segment(const gexi_Peer_t *p, const void *dest, size_t nbytes) {
-  uintptr_t off = (uintptr_t)dest - p->seg_base;
-  return p->seg_size && off <= p->seg_size && nbytes <= p->seg_size - off;
-}
-
 /* A Request does not say which of its sender's endpoints sent it, and the
  * handler table is shared (core/ep.c); what says where a Reply Long lands
  * is its destination.  The segments bound to one process's endpoints are
@@ -302,10 +294,10 @@ static inline int in_segment(const gexi_Peer_t *p, const void *dest, size_t nbyt
  * message goes as a primordial one, which the target drops. */
 gex_EP_Index_t gexi_am_long_ep(const char *fn, gex_Rank_t jobrank, const void *dest,
                                size_t nbytes) {
-  if (nbytes == 0 || GEXI_LIKELY(in_segment(&gexi_ctx.peers[jobrank], dest, nbytes))) return 0;
+  if (nbytes == 0 || GEXI_LIKELY(gexi_am_in_segment(&gexi_ctx.peers[jobrank], dest, nbytes))) return 0;
   for (gex_EP_Index_t k = 1; k < GEXI_MAX_EPS; k++) {
     const struct gexi_ep_tab *t = gexi_ctx.ep_tabs[k];
-    if (t && in_segment(&t->peers[jobrank], dest, nbytes)) return k;
+    if (t && gexi_am_in_segment(&t->peers[jobrank], dest, nbytes)) return k;
   }
   check_long_dest(fn, jobrank, dest, nbytes);
   return 0;

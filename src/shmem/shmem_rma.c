@@ -57,8 +57,7 @@ static void iput(const char *call, char *dest, const char *src, ptrdiff_t dst, p
   struct gexs_where w;
   if (sst >= 1 && strided_remote(call, dest, dst, nelems, size, pe, &w)) {
     const ptrdiff_t ds[1] = {dst * (ptrdiff_t)size}, ss[1] = {sst * (ptrdiff_t)size};
-    const size_t count[1] = {nelems};
-    gex_VIS_StridedPutNBI(w.tm, (gex_Rank_t)pe, w.owner, ds, (void *)src, ss, size, count, 1,
+    gex_VIS_StridedPutNBI(w.tm, (gex_Rank_t)pe, w.owner, ds, (void *)src, ss, size, &nelems, 1,
                           GEX_FLAG_ENABLE_LEAF_LC);
     return;
   }
@@ -72,8 +71,7 @@ static void iget(const char *call, char *dest, const char *src, ptrdiff_t dst, p
   struct gexs_where w;
   if (dst >= 1 && strided_remote(call, src, sst, nelems, size, pe, &w)) {
     const ptrdiff_t ds[1] = {dst * (ptrdiff_t)size}, ss[1] = {sst * (ptrdiff_t)size};
-    const size_t count[1] = {nelems};
-    gex_VIS_StridedGetBlocking(w.tm, dest, ds, (gex_Rank_t)pe, w.owner, ss, size, count, 1, 0);
+    gex_VIS_StridedGetBlocking(w.tm, dest, ds, (gex_Rank_t)pe, w.owner, ss, size, &nelems, 1, 0);
     return;
   }
   for (size_t i = 0; i < nelems; i++)

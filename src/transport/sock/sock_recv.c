@@ -92,8 +92,7 @@ static void bad_frame(gex_Rank_t j, const char *why) {
 /* A Put from j landed: counted toward the ACK of its counter ('cookie'),
  * which goes when the poll ends, or sooner when SOCK_ACKS_MAX counters
  * wait. */
-static void put_landed(gex_Rank_t j, struct sock_peer *p, uint64_t cookie) {
-  (void)p;
+static void put_landed(gex_Rank_t j, uint64_t cookie) {
   if (!cookie) return;
   struct gexi_sock *s = S();
   if (s->nacks && s->ack_peer == j && s->acks[s->nacks - 1].cookie == cookie) {
@@ -110,7 +109,7 @@ static void direct_done(gex_Rank_t j, int what) {
   struct sock_peer *p = &S()->peers[j];
   struct sock_direct *d = &p->d;
   switch (d->type) {
-    case SOCK_F_PUT: put_landed(j, p, d->r.cookie); break;
+    case SOCK_F_PUT: put_landed(j, d->r.cookie); break;
     case SOCK_F_GETREP: gexi_sock_rma_done(d->r.cookie, 1); break;
     default: /* a Long: its payload is in place */
       gexi_sock_am_recv(j, &d->h, NULL, what);
@@ -284,7 +283,7 @@ static size_t frame(gex_Rank_t j, size_t have, int what) {
       }
       memcpy(dst, &w.data, sizeof w.data);
       p->busy = 1;
-      put_landed(j, p, w.cookie);
+      put_landed(j, w.cookie);
       p->busy = 0;
       return whole;
     }
