@@ -203,6 +203,11 @@ int main(int argc, char **argv) {
 SHMEM
 "$prefix/bin/oshcc" -std=c11 -Wall -Wextra -Werror -o "$work/shmem-c" "$work/shmem_client.c" ||
   fail "oshcc of an OpenSHMEM program"
+# with CC=oshcc in its environment, as `make CC=oshcc` gives every recipe:
+# one compile, not oshcc calling itself without end
+timeout 120 env CC="$prefix/bin/oshcc" "$prefix/bin/oshcc" -std=c11 -Wall -Wextra -Werror \
+  -o "$work/shmem-c-cc" "$work/shmem_client.c" || fail "oshcc with CC=oshcc in its environment"
+run 2 0 "$prefix/bin/oshrun" -n 2 "$work/shmem-c-cc" "$token"
 cp "$work/shmem_client.c" "$work/shmem_client.cc"
 # shellcheck disable=SC2046
 g++ -Wall -Wextra -Werror $(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags gexshmem) \
@@ -211,5 +216,5 @@ g++ -Wall -Wextra -Werror $(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags
   fail "g++ with pkg-config gexshmem"
 run 2 0 "$prefix/bin/oshrun" -n 2 "$work/shmem-c" "$token"
 run 4 0 env GEX_SUPERNODE_MAXSIZE=1 "$prefix/bin/oshrun" -np 4 "$work/shmem-cxx" "$token"
-step "OpenSHMEM: oshcc, pkg-config gexshmem (C++), oshrun on the host and over the network"
+step "OpenSHMEM: oshcc (also with CC=oshcc), pkg-config gexshmem (C++), oshrun on the host and over the network"
 step "ok"
