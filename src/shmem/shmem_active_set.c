@@ -45,7 +45,7 @@ static void add(long *p, long v, int pe) {
   gexs_amo("shmem active set", p, pe, sizeof(long), GEXS_K_INT, GEX_OP_ADD, u, 0, NULL, 0);
 }
 static void wait_ge(long *p, long v) {
-  while (__atomic_load_n(p, __ATOMIC_ACQUIRE) < v) gexs_poll();
+  GEXS_WAIT_WHILE(__atomic_load_n(p, __ATOMIC_ACQUIRE) < v);
 }
 
 static void aset_sync(const struct aset *a, long *pSync) {

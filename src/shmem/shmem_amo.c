@@ -176,12 +176,12 @@ void gexs_amo(const char *call, void *dest, int pe, size_t size, enum gexs_kind 
                       HI((uintptr_t)res), LO((uintptr_t)res), HI((uintptr_t)flag),
                       LO((uintptr_t)flag));
   if (wait)
-    while (!atomic_load_explicit(&done, memory_order_acquire)) gexs_poll();
+    GEXS_WAIT_WHILE(!atomic_load_explicit(&done, memory_order_acquire));
 }
 
 /* Wait until every Active-Message atomic of this PE was answered. */
 void gexs_amo_quiet(void) {
-  while (atomic_load_explicit(&gexs.am_pending, memory_order_acquire) > 0) gexs_poll();
+  GEXS_WAIT_WHILE(atomic_load_explicit(&gexs.am_pending, memory_order_acquire) > 0);
 }
 
 /* ---- the typed calls ---- */

@@ -156,8 +156,16 @@ static inline void gexs_where(const char *call, const void *addr, size_t n, int 
 
 /* ---- completion and waiting ---- */
 void gexs_quiet_all(void);
-/* One step of a wait loop: progress, and the CPU to others after a while. */
+/* One poll, as a test or a fetch makes before it returns: progress, and
+ * the CPU to others after a run of empty ones. */
 static inline void gexs_poll(void) { (void)gasnet_AMPoll(); }
+/* Wait while cond holds, polling: what a wait_until, a barrier's counter
+ * or an atomic's reply waits for comes from other PEs' operations, which
+ * only a poll makes land, so the wait may also sleep on the network
+ * (GASNET_BLOCKUNTIL's policy, GEX_WAIT_MODE): on a crowded core it hands
+ * the core over and is woken by the arrival, where a yield lost the core
+ * to a busy loop for a time slice per round trip. */
+#define GEXS_WAIT_WHILE(cond) GASNET_BLOCKUNTIL(!(cond))
 
 /* ---- atomics (shmem_amo.c) ---- */
 /* Operand kinds of the atomic helpers. */

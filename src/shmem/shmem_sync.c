@@ -65,7 +65,7 @@ static void check_cmp(const char *call, int cmp) {
   }                                                                                       \
   void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE v) {                           \
     check_cmp("shmem_" #NAME "_wait_until", cmp);                                         \
-    while (!CMP(cmp, LOAD(ivar), v)) gexs_poll();                                         \
+    GEXS_WAIT_WHILE(!CMP(cmp, LOAD(ivar), v));                                            \
   }                                                                                       \
   void shmem_##NAME##_wait(TYPE *ivar, TYPE v) {                                          \
     shmem_##NAME##_wait_until(ivar, SHMEM_CMP_NE, v);                                     \
@@ -144,19 +144,19 @@ static void check_cmp(const char *call, int cmp) {
   }                                                                                       \
   void shmem_##NAME##_wait_until_all(TYPE *iv, size_t n, const int *st, int cmp, TYPE v) { \
     check_cmp("shmem_" #NAME "_wait_until_all", cmp);                                     \
-    while (!NAME##_all(iv, n, st, cmp, &v, 0)) gexs_poll();                               \
+    GEXS_WAIT_WHILE(!NAME##_all(iv, n, st, cmp, &v, 0));                                  \
   }                                                                                       \
   void shmem_##NAME##_wait_until_all_vector(TYPE *iv, size_t n, const int *st, int cmp,   \
                                             TYPE *vs) {                                   \
     check_cmp("shmem_" #NAME "_wait_until_all_vector", cmp);                              \
-    while (!NAME##_all(iv, n, st, cmp, vs, 1)) gexs_poll();                               \
+    GEXS_WAIT_WHILE(!NAME##_all(iv, n, st, cmp, vs, 1));                                  \
   }                                                                                       \
   size_t shmem_##NAME##_wait_until_any(TYPE *iv, size_t n, const int *st, int cmp,        \
                                        TYPE v) {                                          \
     check_cmp("shmem_" #NAME "_wait_until_any", cmp);                                     \
     if (!NAME##_active(n, st)) return SIZE_MAX;                                           \
     size_t i;                                                                             \
-    while ((i = NAME##_any(iv, n, st, cmp, &v, 0)) == SIZE_MAX) gexs_poll();              \
+    GEXS_WAIT_WHILE((i = NAME##_any(iv, n, st, cmp, &v, 0)) == SIZE_MAX);                 \
     return i;                                                                             \
   }                                                                                       \
   size_t shmem_##NAME##_wait_until_any_vector(TYPE *iv, size_t n, const int *st, int cmp, \
@@ -164,7 +164,7 @@ static void check_cmp(const char *call, int cmp) {
     check_cmp("shmem_" #NAME "_wait_until_any_vector", cmp);                              \
     if (!NAME##_active(n, st)) return SIZE_MAX;                                           \
     size_t i;                                                                             \
-    while ((i = NAME##_any(iv, n, st, cmp, vs, 1)) == SIZE_MAX) gexs_poll();              \
+    GEXS_WAIT_WHILE((i = NAME##_any(iv, n, st, cmp, vs, 1)) == SIZE_MAX);                 \
     return i;                                                                             \
   }                                                                                       \
   size_t shmem_##NAME##_wait_until_some(TYPE *iv, size_t n, size_t *idx, const int *st,   \
@@ -172,7 +172,7 @@ static void check_cmp(const char *call, int cmp) {
     check_cmp("shmem_" #NAME "_wait_until_some", cmp);                                    \
     if (!NAME##_active(n, st)) return 0;                                                  \
     size_t k;                                                                             \
-    while ((k = NAME##_some(iv, n, idx, st, cmp, &v, 0)) == 0) gexs_poll();               \
+    GEXS_WAIT_WHILE((k = NAME##_some(iv, n, idx, st, cmp, &v, 0)) == 0);                  \
     return k;                                                                             \
   }                                                                                       \
   size_t shmem_##NAME##_wait_until_some_vector(TYPE *iv, size_t n, size_t *idx,           \
@@ -180,7 +180,7 @@ static void check_cmp(const char *call, int cmp) {
     check_cmp("shmem_" #NAME "_wait_until_some_vector", cmp);                             \
     if (!NAME##_active(n, st)) return 0;                                                  \
     size_t k;                                                                             \
-    while ((k = NAME##_some(iv, n, idx, st, cmp, vs, 1)) == 0) gexs_poll();               \
+    GEXS_WAIT_WHILE((k = NAME##_some(iv, n, idx, st, cmp, vs, 1)) == 0);                  \
     return k;                                                                             \
   }
 GEXS_P2P_TYPES(GEXS_DEF_P2P)
@@ -201,7 +201,7 @@ uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
   check_cmp("shmem_signal_wait_until", cmp);
   uint64_t v;
-  while (!CMP(cmp, (v = LOAD(sig_addr)), cmp_value)) gexs_poll();
+  GEXS_WAIT_WHILE(!CMP(cmp, (v = LOAD(sig_addr)), cmp_value));
   return v;
 }
 
