@@ -36,6 +36,27 @@ foreach(t IN LISTS GEX_SHMEM_TESTS)
   gex_add_netns_test(shmem_${t}_netns ${t} RANKS_PER_HOST 2 LABELS "shmem;net;netns")
 endforeach()
 
+# The waits may sleep on the network, a test never (t_shmem_wait_sleep.c):
+# every peer over the network, in the wait mode where a wait that may sleep
+# does so at once; over sock and over libfabric tcp;ofi_rxm.
+add_executable(t_shmem_wait_sleep shmem/t_shmem_wait_sleep.c)
+target_link_libraries(t_shmem_wait_sleep PRIVATE gexshmem_static)
+foreach(v "sock|GEX_NET_TRANSPORT=sock" "ofi|GEX_NET_TRANSPORT=ofi,GEX_OFI_PROVIDER=tcp$<SEMICOLON>ofi_rxm")
+  string(REPLACE "|" ";" f "${v}")
+  list(GET f 0 tag)
+  list(GET f 1 envs)
+  if(tag STREQUAL "ofi" AND NOT GEX_HAVE_OFI)
+    continue()
+  endif()
+  string(REPLACE "," ";" envs "${envs}")
+  add_test(NAME shmem_t_shmem_wait_sleep_${tag}_n2
+    COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --
+            env GEX_SUPERNODE_MAXSIZE=1 GEX_WAIT_MODE=block ${envs}
+            $<TARGET_FILE:gexrun> -n 2 $<TARGET_FILE:t_shmem_wait_sleep> @TOKEN@)
+  set_tests_properties(shmem_t_shmem_wait_sleep_${tag}_n2 PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+    LABELS "shmem;net;n2" ENVIRONMENT "${_gex_env}" SKIP_RETURN_CODE 77)
+endforeach()
+
 # Misuse: one line naming the call, status 1, nothing left behind.
 add_executable(t_shmem_misuse shmem/t_shmem_misuse.c)
 target_link_libraries(t_shmem_misuse PRIVATE gexshmem_static)
