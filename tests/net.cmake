@@ -297,11 +297,15 @@ gex_add_net_run(netnocount t_nbi_counted 3 ${_count} GEX_OFI_PROVIDER=net GEX_OF
                 GEX_TEST_COUNTED=0)
 gex_add_net_run(tcpnocount t_nbi_counted 3 ${_count} ${_tcp} GEX_TEST_COUNTED=0)
 gex_add_net_run(shmcount t_nbi_counted 3 ${_count} GEX_OFI_PROVIDER=shm GEX_TEST_COUNTED=0)
-# The suite's RMA tests with every small Put on the counted endpoint.
+# The suite's RMA tests with every small Put on the counted endpoint; the
+# diagnostics' value section reads each Put back right after its
+# gex_NBI_Wait (it caught writes counted once sent, not once delivered).
 foreach(t t_rma t_rma_val t_rma_lc t_nbi t_mt_stress)
   gex_add_net_run(netcount ${t} 4 ${_count} GEX_OFI_PROVIDER=net)
   gex_add_net_run(tcpcount ${t} 4 ${_count_on} ${_tcp})
 endforeach()
+gex_add_net_run(netcount t_diagnostics 2 ${_count} GEX_OFI_PROVIDER=net)
+gex_add_net_run(tcpcount t_diagnostics 2 ${_count_on} ${_tcp})
 set_property(TEST net_netcount_t_nbi_counted_n3 net_netcount_t_nbi_counted_n7
              net_tcpcount_t_nbi_counted_n3 net_tcpcount_t_nbi_counted_n7
              net_udpcount_t_nbi_counted_n3 net_mixcount_t_nbi_counted_n4

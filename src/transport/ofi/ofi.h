@@ -416,6 +416,19 @@ int gexi_ofi_nbi_test(gex_EC_t mask);
 /* Open the counted RMA endpoint where the provider offers counters (and
  * GEX_OFI_COUNTED_RMA allows it); the calling thread becomes its owner. */
 void gexi_ofi_counted_open(void);
+/* A write on the counted endpoint: its source copied at once (FI_INJECT),
+ * no completion entry, counted when delivered (the endpoint's
+ * write_flags given per call: fi_inject_write's counter moved when the
+ * data had left, and a Get after gex_NBI_Wait read what was there
+ * before -- net and tcp;ofi_rxm alike). */
+static inline ssize_t gexi_ofi_counted_write(struct gexi_ofi *o, const void *local, size_t nbytes,
+                                             fi_addr_t j, uint64_t raddr, uint64_t key) {
+  struct iovec iov = {(void *)local, nbytes};
+  struct fi_rma_iov rma = {raddr, nbytes, key};
+  struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = j, .rma_iov = &rma,
+                           .rma_iov_count = 1};
+  return fi_writemsg(o->rma_ep, &msg, FI_INJECT | o->write_flags);
+}
 /* The owner takes the operations the counters report done off its tracker. */
 void gexi_ofi_counted_reap(void);
 /* Post again, with progress, the write or read (rma_last) the endpoint refused with rc. */

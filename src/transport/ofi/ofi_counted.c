@@ -6,7 +6,7 @@
  * entry (ofi_rma.c says why the main endpoint's counters cannot be
  * trusted: the provider counts its own internal reads and writes there).
  * This second endpoint sends no messages, so its completion counters count
- * exactly the writes and reads posted on it: fi_inject_write and fi_read
+ * exactly the writes and reads posted on it: injected writes and fi_read
  * with no context, and the counters say how many have completed.
  *
  * Who uses it: one thread, the one that started the transport (it sets
@@ -57,8 +57,9 @@ void gexi_ofi_counted_open(void) {
   const char *what = "fi_cntr_open";
   int rc = 0;
   for (int k = 0; k < 2 && !rc; k++) rc = fi_cntr_open(o->domain, &attr, &o->rma_cntr[k], NULL);
-  /* fi_inject_write and fi_read take no flags: the endpoint's own say that
-   * a write completes once delivered, as the main endpoint's do per call. */
+  /* fi_read takes no flags: the endpoint's own say that an operation
+   * completes once delivered, as the main endpoint's do per call (and
+   * gexi_ofi_counted_write gives them per call too). */
   struct fi_info *fi = o->fi.dupinfo(o->info);
   if (!fi) gexi_fatal("out of memory");
   fi->tx_attr->op_flags = o->write_flags;
@@ -120,9 +121,9 @@ void gexi_ofi_counted_retry(ssize_t rc, int is_write) {
   const struct ofi_counted_op x = o->rma_last; /* a poll below may post another */
   uint64_t key = o->peers[x.peer].key;
   for (;;) {
-    if (rc != -FI_EAGAIN) gexi_ofi_fail(is_write ? "fi_inject_write" : "fi_read", rc);
+    if (rc != -FI_EAGAIN) gexi_ofi_fail(is_write ? "fi_writemsg" : "fi_read", rc);
     gexi_ofi_progress_stalled(GEXI_POLL_ALL);
-    rc = is_write ? fi_inject_write(o->rma_ep, x.local, x.nbytes, x.peer, x.raddr, key)
+    rc = is_write ? gexi_ofi_counted_write(o, x.local, x.nbytes, x.peer, x.raddr, key)
                   : fi_read(o->rma_ep, x.local, x.nbytes, NULL, x.peer, x.raddr, key, NULL);
     if (rc == 0) return;
   }

@@ -180,7 +180,7 @@ static inline void post_counted(struct gexi_net_nbi *t, gex_Rank_t j, int is_wri
                             memory_order_relaxed);
   o->rma_posted[is_write ? OFI_NBI_PUT : OFI_NBI_GET]++;
   o->rma_last = (struct ofi_counted_op){local, raddr, nbytes, j};
-  ssize_t rc = is_write ? fi_inject_write(o->rma_ep, local, nbytes, j, raddr, key)
+  ssize_t rc = is_write ? gexi_ofi_counted_write(o, local, nbytes, j, raddr, key)
                         : fi_read(o->rma_ep, local, nbytes, NULL, j, raddr, key, NULL);
   if (GEXI_UNLIKELY(rc != 0)) gexi_ofi_counted_retry(rc, is_write);
 }
