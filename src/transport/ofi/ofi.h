@@ -158,6 +158,8 @@ struct ofi_rxbuf {
   void *mem;
   size_t len;
   struct fid_mr *mr;
+  struct fid_ep *ep; /* the endpoint it is posted on */
+  int drain;         /* on the counted endpoint: whatever lands is dropped unread */
   _Atomic int refs;
   _Atomic int64_t ledger;
   _Atomic size_t hi;
@@ -233,6 +235,8 @@ struct gexi_ofi {
   } rma_last;
   struct gexi_net_nbi *rma_owner; /* the owner's tracker (its gexi_tls.net_counted outside
                                    * access regions) */
+  struct ofi_rxbuf *rma_rx;       /* its drain receives, where the provider keeps a
+                                   * stranger's unmatched messages (ofi_counted.c) */
 
   /* Admission (ofi_auth.c). */
   gexi_sipkey_t auth_key;     /* the job's secret */
@@ -478,6 +482,8 @@ int gexi_ofi_am_short(int ch, gex_Rank_t jobrank, gex_AM_Index_t handler, gex_Fl
                       unsigned nargs, const gex_AM_Arg_t *args);
 int gexi_ofi_poll(int what);
 void gexi_ofi_am_setup(void);
+/* Post rx (again) on its endpoint (ofi_am.c). */
+void gexi_ofi_rx_post(struct ofi_rxbuf *rx);
 /* Hand a built message to the provider ('bounce': buf is a pool buffer to
  * return at completion; otherwise small enough to inject). */
 void gexi_ofi_send_wire(gex_Rank_t j, void *buf, size_t len, int bounce, int what);

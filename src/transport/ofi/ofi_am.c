@@ -59,6 +59,8 @@ void gexi_ofi_pool_put(void *buf) {
 static void *pool_desc(void) { return O()->pool_desc; }
 
 /* ---- receive buffers ------------------------------------------------------ */
+/* A drain buffer (rx->drain) holds one message at a time: it is posted
+ * without FI_MULTI_RECV and given back as soon as its message is dropped. */
 static void rx_post(struct ofi_rxbuf *rx) {
   struct gexi_ofi *o = O();
   atomic_store_explicit(&rx->refs, 1, memory_order_relaxed);
@@ -69,11 +71,13 @@ static void rx_post(struct ofi_rxbuf *rx) {
   struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1,
                        .addr = FI_ADDR_UNSPEC, .context = &rx->fctx};
   ssize_t rc;
-  uint64_t flags = FI_COMPLETION | (o->multi_recv ? FI_MULTI_RECV : 0);
-  while ((rc = fi_recvmsg(o->ep, &msg, flags)) == -FI_EAGAIN)
+  uint64_t flags = FI_COMPLETION | (o->multi_recv && !rx->drain ? FI_MULTI_RECV : 0);
+  while ((rc = fi_recvmsg(rx->ep, &msg, flags)) == -FI_EAGAIN)
     fi_cq_read(o->cq, NULL, 0); /* progress only; no entries are taken */
   if (rc) gexi_ofi_fail("fi_recvmsg", rc);
 }
+
+void gexi_ofi_rx_post(struct ofi_rxbuf *rx) { rx_post(rx); }
 
 static inline void rx_unref(struct ofi_rxbuf *rx) {
   if (atomic_fetch_sub_explicit(&rx->refs, 1, memory_order_acq_rel) == 1) rx_post(rx);
@@ -84,7 +88,7 @@ static inline void rx_unref(struct ofi_rxbuf *rx) {
  * is released and every message placed in it has completed (struct
  * ofi_rxbuf); with one message per buffer, at once. */
 static void rx_completed(struct ofi_rxbuf *rx, const void *buf, size_t len, int last) {
-  if (!O()->multi_recv) {
+  if (!O()->multi_recv || rx->drain) {
     rx_unref(rx);
     return;
   }
@@ -154,6 +158,7 @@ void gexi_ofi_am_setup(void) {
     struct ofi_rxbuf *rx = &o->rx[i];
     if (posix_memalign(&rx->mem, 4096, bufsz)) gexi_fatal("out of memory (AM receive buffers)");
     rx->len = bufsz;
+    rx->ep = o->ep;
     if (o->mr_mode & FI_MR_LOCAL) rx->mr = gexi_ofi_reg(rx->mem, bufsz, FI_RECV);
     rx_post(rx);
   }
@@ -736,7 +741,10 @@ int gexi_ofi_poll(int what) {
     if (e.flags & FI_RECV) {
       struct ofi_rxbuf *rx =
           (struct ofi_rxbuf *)((char *)e.op_context - offsetof(struct ofi_rxbuf, fctx));
-      if (e.len) {
+      if (GEXI_UNLIKELY(rx->drain)) { /* no rank sends to the counted endpoint */
+        gexi_ofi_drop(from, e.len, "sent to the counted RMA endpoint, which takes no messages",
+                      NULL);
+      } else if (e.len) {
         atomic_fetch_add_explicit(&rx->refs, 1, memory_order_relaxed);
         gexi_ofi_handle_msg(e.buf, e.len, from, rx, what);
         n++;

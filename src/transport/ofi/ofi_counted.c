@@ -18,24 +18,51 @@
  *
  * It targets the peers' main endpoints (the same fi_addr_t: it shares the
  * address vector) and is bound to the main completion queue without
- * asking for completions: polling that queue progresses it, and failed
- * operations are reported there (with no context: the error names no
- * peer).
+ * asking for completions of its operations: polling that queue progresses
+ * it, and failed operations are reported there (with no context: the
+ * error names no peer).  The only entries it puts there are those of its
+ * drain receives, where a provider keeps a stranger's messages (below).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "transport/ofi/ofi.h"
 
-/* The endpoint posts no receives, so whatever a stranger sends to its
- * address is the provider's to keep or refuse.  It opens by default only
- * where the provider was seen to refuse such a flood (back-pressure, a few
- * MiB kept): 'net'.  tcp;ofi_rxm and udp;ofi_rxd keep every message (a
- * 1 GiB flood grew a rank by 4 GiB and 1.3 GiB: tests/sec_attack.sh
- * flood), so there, as on providers not tried (and on shm, where a second
- * endpoint is a second /dev/shm object the exit path does not know to
- * remove), only GEX_OFI_COUNTED_RMA=1 opens it. */
+/* A stranger may send messages to the endpoint's address too.  'net'
+ * refuses what finds no receive (back-pressure, a few MiB kept), so there
+ * the endpoint posts none.  tcp;ofi_rxm and udp;ofi_rxd keep every
+ * message that finds no receive (a 1 GiB flood grew a rank by 4 GiB and
+ * 1.3 GiB: tests/sec_attack.sh flood), so there the endpoint also takes
+ * messages, into many small drain receives whose every message is dropped
+ * and reported (ofi_am.c), as the main endpoint drops a stranger's.  It
+ * opens by default only on 'net': over tcp;ofi_rxm an 8-byte Put and its
+ * completion took no less time on it than on the main endpoint; on
+ * udp;ofi_rxd, providers not tried, and shm (where a second endpoint is a
+ * second /dev/shm object the exit path does not know to remove) only with
+ * GEX_OFI_COUNTED_RMA=1. */
 static int counted_by_default(const char *prov) { return strcmp(prov, "net") == 0; }
+static int needs_drain(const char *prov) {
+  return strstr(prov, "ofi_rxm") != NULL || strstr(prov, "ofi_rxd") != NULL;
+}
+/* Drain receives: many small ones, so that a poll gives back as many as a
+ * flood brings (what finds none the provider keeps); a message longer than
+ * one is truncated, an error completion dropped the same way. */
+#define OFI_DRAIN_RX 256
+#define OFI_DRAIN_BYTES 256
+
+static void drain_post(struct gexi_ofi *o) {
+  o->rma_rx = calloc(OFI_DRAIN_RX, sizeof *o->rma_rx);
+  if (!o->rma_rx) gexi_fatal("out of memory");
+  for (int i = 0; i < OFI_DRAIN_RX; i++) {
+    struct ofi_rxbuf *rx = &o->rma_rx[i];
+    if (posix_memalign(&rx->mem, 64, OFI_DRAIN_BYTES)) gexi_fatal("out of memory");
+    rx->len = OFI_DRAIN_BYTES;
+    rx->ep = o->rma_ep;
+    rx->drain = 1;
+    gexi_ofi_rx_post(rx);
+  }
+}
 
 static void counted_close(struct gexi_ofi *o) {
   if (o->rma_ep) fi_close(&o->rma_ep->fid);
@@ -63,11 +90,13 @@ void gexi_ofi_counted_open(void) {
   struct fi_info *fi = o->fi.dupinfo(o->info);
   if (!fi) gexi_fatal("out of memory");
   fi->tx_attr->op_flags = o->write_flags;
-  /* It initiates RMA and nothing else: no messages in (a stranger's would
-   * find no receive) or out. */
-  fi->caps = FI_RMA | FI_READ | FI_WRITE;
+  /* It initiates RMA and sends nothing; it receives only into its drain
+   * receives, where the provider would otherwise keep a stranger's
+   * messages. */
+  const int drain = needs_drain(o->prov_name);
+  fi->caps = FI_RMA | FI_READ | FI_WRITE | (drain ? FI_MSG | FI_RECV : 0);
   fi->tx_attr->caps = FI_RMA | FI_READ | FI_WRITE;
-  fi->rx_attr->caps = 0;
+  fi->rx_attr->caps = drain ? FI_MSG | FI_RECV : 0;
   if (!rc) (what = "fi_endpoint", rc = fi_endpoint(o->domain, fi, &o->rma_ep, NULL));
   o->fi.freeinfo(fi);
   if (!rc) (what = "fi_ep_bind(av)", rc = fi_ep_bind(o->rma_ep, &o->av->fid, 0));
@@ -87,6 +116,7 @@ void gexi_ofi_counted_open(void) {
     counted_close(o);
     return;
   }
+  if (drain) drain_post(o);
   gexi_tls.net_counted = o->rma_owner = gexi_ofi_thread_tracker();
 }
 
