@@ -89,18 +89,23 @@ list(GET GEX_GASNET_RELEASE 2 GEX_GASNET_RELEASE_PATCH)
 # ---- share/doc/GASNet/version.git: which implementation this is, in one line ------------
 # The reference installs its git description there, and UPC++'s
 # 'upcxx --version' prints that file's first line after its own version.
-# libgex's line: libgex-<release>[-g<commit of the sources configured>].
+# libgex's line: libgex-<release>[-g<commit of the sources installed>]:
+# the commit is looked up again at every install, since a build directory
+# outlives commits.
 set(GEX_VERSION_LINE "libgex-${GEX_GASNET_RELEASE_MAJOR}.${GEX_GASNET_RELEASE_MINOR}.${GEX_GASNET_RELEASE_PATCH}")
+file(WRITE "${CMAKE_BINARY_DIR}/version.git" "${GEX_VERSION_LINE}\n")
 find_package(Git QUIET)
 if(GIT_FOUND AND EXISTS "${CMAKE_SOURCE_DIR}/.git")
-  execute_process(COMMAND "${GIT_EXECUTABLE}" -C "${CMAKE_SOURCE_DIR}" rev-parse --short HEAD
-                  OUTPUT_VARIABLE _gex_commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
-                  RESULT_VARIABLE _gex_git_rc)
-  if(_gex_git_rc EQUAL 0 AND _gex_commit)
-    string(APPEND GEX_VERSION_LINE "-g${_gex_commit}")
-  endif()
+  install(CODE "
+    execute_process(COMMAND \"${GIT_EXECUTABLE}\" -C \"${CMAKE_SOURCE_DIR}\" rev-parse --short HEAD
+                    OUTPUT_VARIABLE _c OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET
+                    RESULT_VARIABLE _rc)
+    set(_line \"${GEX_VERSION_LINE}\")
+    if(_rc EQUAL 0 AND _c)
+      string(APPEND _line \"-g\${_c}\")
+    endif()
+    file(WRITE \"${CMAKE_BINARY_DIR}/version.git\" \"\${_line}\\n\")")
 endif()
-file(WRITE "${CMAKE_BINARY_DIR}/version.git" "${GEX_VERSION_LINE}\n")
 install(FILES "${CMAKE_BINARY_DIR}/version.git" DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/GASNet")
 list(JOIN GEX_GASNET_RELEASE "." GEX_GASNET_RELEASE)
 # The GASNet-EX specification version (gasnet_config.h of the build directory).
