@@ -191,6 +191,32 @@ static void heap_free(size_t i) {
   }
 }
 
+/* Resize used block i where it is: a smaller size gives its tail back; a
+ * larger one takes the start of the free block after it, if that is large
+ * enough.  0 where neither applies (shmem_realloc then moves the block).
+ * Every PE makes the same calls, so the heaps stay alike. */
+static int heap_resize(size_t i, size_t size) {
+  size = round_up(size, GEXS_ALIGN);
+  struct gexs_block *b = &gexs.blocks[i];
+  if (size <= b->size) {
+    if (size < b->size) {
+      insert_block(i + 1, (struct gexs_block){b->off + size, b->size - size, 0});
+      gexs.blocks[i].size = size;
+      gexs.blocks[i + 1].used = 1; /* freed as any block, to join a free neighbour */
+      heap_free(i + 1);
+    }
+    return 1;
+  }
+  if (i + 1 >= gexs.nblocks || gexs.blocks[i + 1].used || size - b->size > gexs.blocks[i + 1].size)
+    return 0;
+  const size_t extra = size - b->size;
+  b->size = size;
+  gexs.blocks[i + 1].off += extra;
+  gexs.blocks[i + 1].size -= extra;
+  if (gexs.blocks[i + 1].size == 0) remove_block(i + 1);
+  return 1;
+}
+
 void *shmem_align(size_t alignment, size_t size) {
   GEXS_NEED_INIT("shmem_align");
   if (alignment == 0 || (alignment & (alignment - 1)))
@@ -238,8 +264,8 @@ void *shmem_realloc(void *ptr, size_t size) {
   size_t i = find_block("shmem_realloc", ptr);
   size_t old = gexs.blocks[i].size;
   shmem_barrier_all(); /* no PE still writes the old block */
-  void *p = heap_alloc(GEXS_ALIGN, size);
-  if (p) {
+  void *p = heap_resize(i, size) ? ptr : heap_alloc(GEXS_ALIGN, size);
+  if (p && p != ptr) {
     memcpy(p, ptr, old < size ? old : size);
     heap_free(find_block("shmem_realloc", ptr));
   }

@@ -59,9 +59,8 @@ static void check_cmp(const char *call, int cmp) {
 #define GEXS_DEF_P2P(TYPE, NAME)                                                          \
   int shmem_##NAME##_test(TYPE *ivar, int cmp, TYPE v) {                                  \
     check_cmp("shmem_" #NAME "_test", cmp);                                               \
-    if (CMP(cmp, LOAD(ivar), v)) return 1;                                                \
     gexs_poll();                                                                          \
-    return 0;                                                                             \
+    return CMP(cmp, LOAD(ivar), v);                                                       \
   }                                                                                       \
   void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE v) {                           \
     check_cmp("shmem_" #NAME "_wait_until", cmp);                                         \
@@ -104,42 +103,40 @@ static void check_cmp(const char *call, int cmp) {
   }                                                                                       \
   int shmem_##NAME##_test_all(TYPE *iv, size_t n, const int *st, int cmp, TYPE v) {       \
     check_cmp("shmem_" #NAME "_test_all", cmp);                                           \
-    if (NAME##_all(iv, n, st, cmp, &v, 0)) return 1;                                      \
     gexs_poll();                                                                          \
-    return 0;                                                                             \
+    return NAME##_all(iv, n, st, cmp, &v, 0);                                             \
   }                                                                                       \
   int shmem_##NAME##_test_all_vector(TYPE *iv, size_t n, const int *st, int cmp,          \
                                      TYPE *vs) {                                          \
     check_cmp("shmem_" #NAME "_test_all_vector", cmp);                                    \
-    if (NAME##_all(iv, n, st, cmp, vs, 1)) return 1;                                      \
     gexs_poll();                                                                          \
-    return 0;                                                                             \
+    return NAME##_all(iv, n, st, cmp, vs, 1);                                             \
   }                                                                                       \
   size_t shmem_##NAME##_test_any(TYPE *iv, size_t n, const int *st, int cmp, TYPE v) {    \
     check_cmp("shmem_" #NAME "_test_any", cmp);                                           \
+    gexs_poll();                                                                          \
     size_t i = NAME##_any(iv, n, st, cmp, &v, 0);                                         \
-    if (i == SIZE_MAX) gexs_poll();                                                       \
     return i;                                                                             \
   }                                                                                       \
   size_t shmem_##NAME##_test_any_vector(TYPE *iv, size_t n, const int *st, int cmp,       \
                                         TYPE *vs) {                                       \
     check_cmp("shmem_" #NAME "_test_any_vector", cmp);                                    \
+    gexs_poll();                                                                          \
     size_t i = NAME##_any(iv, n, st, cmp, vs, 1);                                         \
-    if (i == SIZE_MAX) gexs_poll();                                                       \
     return i;                                                                             \
   }                                                                                       \
   size_t shmem_##NAME##_test_some(TYPE *iv, size_t n, size_t *idx, const int *st,         \
                                   int cmp, TYPE v) {                                      \
     check_cmp("shmem_" #NAME "_test_some", cmp);                                          \
+    gexs_poll();                                                                          \
     size_t k = NAME##_some(iv, n, idx, st, cmp, &v, 0);                                   \
-    if (!k) gexs_poll();                                                                  \
     return k;                                                                             \
   }                                                                                       \
   size_t shmem_##NAME##_test_some_vector(TYPE *iv, size_t n, size_t *idx, const int *st,  \
                                          int cmp, TYPE *vs) {                             \
     check_cmp("shmem_" #NAME "_test_some_vector", cmp);                                   \
+    gexs_poll();                                                                          \
     size_t k = NAME##_some(iv, n, idx, st, cmp, vs, 1);                                   \
-    if (!k) gexs_poll();                                                                  \
     return k;                                                                             \
   }                                                                                       \
   void shmem_##NAME##_wait_until_all(TYPE *iv, size_t n, const int *st, int cmp, TYPE v) { \

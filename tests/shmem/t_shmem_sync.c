@@ -77,6 +77,16 @@ int main(void) {
   CHECK(s_spin == prev + 1, "spin on own object: %d", s_spin);
   shmem_barrier_all();
 
+  /* 2d. a loop of tests that holds while the flag is unchanged -- no other
+   * call -- sees the previous PE's put change it (every test polls) */
+  static int s_change;
+  shmem_barrier_all();
+  shmem_int_p(&s_change, me + 100, t);
+  while (shmem_int_test(&s_change, SHMEM_CMP_EQ, 0)) {
+  }
+  CHECK(s_change == prev + 100, "test loop saw %d", s_change);
+  shmem_barrier_all();
+
   /* 3. every comparison */
   hv[1] = 5;
   CHECK(shmem_long_test(&hv[1], SHMEM_CMP_EQ, 5) && shmem_long_test(&hv[1], SHMEM_CMP_NE, 4) &&
@@ -137,6 +147,25 @@ int main(void) {
   CHECK(shmem_malloc((size_t)1 << 40) == NULL, "a block larger than the heap");
   shmem_free(big);
   shmem_free(b);
+  /* realloc in place: the largest block the heap holds (found by halving)
+   * shrinks to half and grows back, where moving it could not; the bytes
+   * stay */
+  size_t lo = 0, hi = (size_t)1 << 40;
+  while (hi - lo > 4096) {
+    size_t mid = lo + (hi - lo) / 2;
+    void *m = shmem_malloc(mid);
+    if (m) lo = mid; else hi = mid;
+    shmem_free(m);
+  }
+  char *whole = shmem_malloc(lo);
+  CHECK(whole && lo > (1 << 20), "the largest block (%zu bytes)", lo);
+  memset(whole, 0x3c, 4096);
+  char *half = shmem_realloc(whole, lo / 2);
+  CHECK(half == whole, "shrinking the largest block in place");
+  char *again = shmem_realloc(half, lo);
+  CHECK(again == whole, "growing it back into its freed tail");
+  for (int i = 0; i < 4096; i++) CHECK(again[i] == 0x3c, "realloc in place kept byte %d", i);
+  shmem_free(again);
   shmem_free(data);
   shmem_free(hv);
 
