@@ -164,4 +164,19 @@
 #define shmem_sum_reduce(...) GEXS_COLL(GEXS_G_RED_ARITH, sum_reduce, __VA_ARGS__)
 #define shmem_prod_reduce(...) GEXS_COLL(GEXS_G_RED_ARITH, prod_reduce, __VA_ARGS__)
 
+/* ---- the deprecated generic atomics (OpenSHMEM 1.4, still in 1.5): no
+ * context forms; int, long and long long, and float and double for fetch,
+ * set and swap ---- */
+#define GEXS_G_OLD_INT(X, OP) X(int, int, OP) X(long, long, OP) X(long long, longlong, OP)
+#define GEXS_G_OLD(X, OP) GEXS_G_OLD_INT(X, OP) X(float, float, OP) X(double, double, OP)
+#define shmem_fetch(source, pe) GEXS_SEL(GEXS_G_OLD, GEXS_AC, fetch, source)(source, pe)
+#define shmem_set(dest, value, pe) GEXS_SEL(GEXS_G_OLD, GEXS_A, set, dest)(dest, value, pe)
+#define shmem_swap(dest, value, pe) GEXS_SEL(GEXS_G_OLD, GEXS_A, swap, dest)(dest, value, pe)
+#define shmem_cswap(dest, cond, value, pe) \
+  GEXS_SEL(GEXS_G_OLD_INT, GEXS_A, cswap, dest)(dest, cond, value, pe)
+#define shmem_finc(dest, pe) GEXS_SEL(GEXS_G_OLD_INT, GEXS_A, finc, dest)(dest, pe)
+#define shmem_inc(dest, pe) GEXS_SEL(GEXS_G_OLD_INT, GEXS_A, inc, dest)(dest, pe)
+#define shmem_fadd(dest, value, pe) GEXS_SEL(GEXS_G_OLD_INT, GEXS_A, fadd, dest)(dest, value, pe)
+#define shmem_add(dest, value, pe) GEXS_SEL(GEXS_G_OLD_INT, GEXS_A, add, dest)(dest, value, pe)
+
 #endif /* GEX_SHMEM_GENERIC_H */

@@ -49,16 +49,17 @@ static void view_init(void) {
 }
 
 void gexs_heap_init(void) {
-  size_t want = gexs_env_size("SHMEM_SYMMETRIC_SIZE", GEXS_HEAP_DEFAULT);
+  const char *var = gexs_env_pick("SHMEM_SYMMETRIC_SIZE", "SMA_SYMMETRIC_SIZE");
+  size_t want = gexs_env_size(var, GEXS_HEAP_DEFAULT);
   size_t heap = round_up(want, GEXS_ALIGN);
   size_t total = round_up(heap + (size_t)GEXS_SCRATCH_BYTES * GEXS_SCRATCH_SLOTS +
                               GEXS_HEAP_BASE_ALIGN,
                           GASNET_PAGESIZE);
   if (heap < want || total > gasnet_getMaxLocalSegmentSize())
     gexs_fatal("shmem_init",
-               "SHMEM_SYMMETRIC_SIZE=%zu: the heap and the library's %d KiB exceed the "
+               "%s=%zu: the heap and the library's %d KiB exceed the "
                "largest segment this host gives a PE (%zu bytes)",
-               want, GEXS_SCRATCH_BYTES * GEXS_SCRATCH_SLOTS / 1024,
+               var, want, GEXS_SCRATCH_BYTES * GEXS_SCRATCH_SLOTS / 1024,
                (size_t)gasnet_getMaxLocalSegmentSize());
   gex_Segment_t seg;
   if (gex_Segment_Attach(&seg, gexs.world, total) != GASNET_OK)

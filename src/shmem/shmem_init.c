@@ -25,6 +25,10 @@ void gexs_fatal(const char *call, const char *fmt, ...) {
 }
 
 /* A size in bytes: digits, an optional K/M/G/T suffix (powers of 1024). */
+const char *gexs_env_pick(const char *shmem_name, const char *sma_name) {
+  return getenv(shmem_name) || !getenv(sma_name) ? shmem_name : sma_name;
+}
+
 size_t gexs_env_size(const char *name, size_t dflt) {
   const char *s = getenv(name);
   if (!s || !*s) return dflt;
@@ -139,6 +143,7 @@ static void print_info(void) {
          gexs.heap_size);
   printf("  SHMEM_INFO            print this text at shmem_init (PE 0)\n");
   printf("  SHMEM_VERSION         print the library's version at shmem_init (PE 0)\n");
+  printf("  (SMA_SYMMETRIC_SIZE, SMA_INFO, SMA_VERSION: the same, where the SHMEM_ one is unset)\n");
   fflush(stdout);
 }
 
@@ -179,8 +184,10 @@ int shmem_init_thread(int requested, int *provided) {
   gexs_teams_init();
   gexs.default_ctx.team = &gexs.world_team;
   gexs.default_ctx.options = 0;
-  if (gexs.me == 0 && (getenv("SHMEM_INFO") || getenv("SHMEM_VERSION"))) {
-    if (getenv("SHMEM_INFO"))
+  const char *info = gexs_env_pick("SHMEM_INFO", "SMA_INFO");
+  const char *version = gexs_env_pick("SHMEM_VERSION", "SMA_VERSION");
+  if (gexs.me == 0 && (getenv(info) || getenv(version))) {
+    if (getenv(info))
       print_info();
     else
       printf("libgex OpenSHMEM %d.%d\n", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);

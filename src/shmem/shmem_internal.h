@@ -197,6 +197,9 @@ void gexs_put(const char *call, void *dest, const void *src, size_t n, int pe, i
 void gexs_get(const char *call, void *dest, const void *src, size_t n, int pe, int nbi);
 
 /* ---- environment ---- */
+/* The variable a setting is read from: SHMEM_<x> if set, else its
+ * deprecated SMA_<x> if that is set, else SHMEM_<x>. */
+const char *gexs_env_pick(const char *shmem_name, const char *sma_name);
 size_t gexs_env_size(const char *name, size_t dflt);
 
 #endif /* GEXS_SHMEM_INTERNAL_H */

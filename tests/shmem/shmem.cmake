@@ -57,6 +57,28 @@ foreach(v "sock|GEX_NET_TRANSPORT=sock" "ofi|GEX_NET_TRANSPORT=ofi,GEX_OFI_PROVI
     LABELS "shmem;net;n2" ENVIRONMENT "${_gex_env}" SKIP_RETURN_CODE 77)
 endforeach()
 
+# The environment (docs/openshmem.md): SHMEM_INFO, SHMEM_VERSION and the
+# deprecated SMA_ names print at shmem_init (PE 0); a heap size that does not
+# parse, or exceeds what a PE may have, ends the job naming the variable read.
+foreach(c "info|--pass --grep SHMEM_SYMMETRIC_SIZE.*bytes.of.the.symmetric.heap|SHMEM_INFO=1"
+          "smainfo|--pass --grep ^.*SMA_SYMMETRIC_SIZE,.SMA_INFO|SMA_INFO=1"
+          "smaversion|--pass --grep ^libgex.OpenSHMEM.1\\.5$|SMA_VERSION=1"
+          "badsize|--status 1 --grep SHMEM_SYMMETRIC_SIZE='12Q'.*not.a.size|SHMEM_SYMMETRIC_SIZE=12Q"
+          "smasize|--status 1 --grep SMA_SYMMETRIC_SIZE=.*exceed|SMA_SYMMETRIC_SIZE=1T"
+          "shmemfirst|--pass|SHMEM_SYMMETRIC_SIZE=8M,SMA_SYMMETRIC_SIZE=1T")
+  string(REPLACE "|" ";" f "${c}")
+  list(GET f 0 tag)
+  list(GET f 1 judge)
+  list(GET f 2 envs)
+  separate_arguments(judge)
+  string(REPLACE "," ";" envs "${envs}")
+  add_test(NAME shmem_env_${tag}
+    COMMAND ${GEX_BASH} ${GEX_EXPECT} ${judge} --within ${GEX_TEST_WITHIN} --
+            env ${envs} $<TARGET_FILE:gexrun> -n 2 $<TARGET_FILE:t_shmem_rma> @TOKEN@)
+  set_tests_properties(shmem_env_${tag} PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+    LABELS "shmem;n2" ENVIRONMENT "${_gex_env}")
+endforeach()
+
 # Misuse: one line naming the call, status 1, nothing left behind.
 add_executable(t_shmem_misuse shmem/t_shmem_misuse.c)
 target_link_libraries(t_shmem_misuse PRIVATE gexshmem_static)

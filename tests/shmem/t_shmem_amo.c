@@ -135,6 +135,34 @@ int main(void) {
   if (me == 0)
     CHECK(h[4] == 2L * n && hi[4] == n && h[5] == 3L * n && hi[5] == n, "old/generic names");
 
+  /* 8. the deprecated generic names (1.4, still in 1.5), at PE 0: every
+   * fetched value and the totals */
+  {
+    long long *hl = shmem_calloc(1, sizeof(long long));
+    CHECK(hl, "shmem_calloc");
+    long v = shmem_fadd(&h[6], 2L, 0);
+    int w = shmem_finc(&hi[6], 0);
+    CHECK(v >= 0 && v % 2 == 0 && v < 2L * n && w >= 0 && w < n, "fadd/finc fetched %ld %d", v, w);
+    shmem_add(hl, 5LL, 0);
+    shmem_inc(&hi[7], 0);
+    shmem_barrier_all();
+    if (me == 0)
+      CHECK(h[6] == 2L * n && hi[6] == n && *hl == 5LL * n && hi[7] == n,
+            "deprecated generic adds: %ld %d %lld %d", h[6], hi[6], *hl, hi[7]);
+    shmem_barrier_all();
+    if (me == n - 1) {
+      CHECK(shmem_cswap(&hi[8], 0, 41, 0) == 0, "cswap fetched");
+      CHECK(shmem_swap(&hd[2], 2.5, 0) == 0.0, "swap fetched");
+      shmem_set(&h[9], 77L, 0);
+      shmem_quiet(); /* (a non-fetching atomic completes by it) */
+      CHECK(shmem_fetch(&h[9], 0) == 77L && shmem_fetch(&hi[8], 0) == 41 &&
+                shmem_fetch((const double *)&hd[2], 0) == 2.5,
+            "set/fetch/cswap/swap landed");
+    }
+    shmem_barrier_all();
+    shmem_free(hl);
+  }
+
   shmem_free(hu);
   shmem_free(hd);
   shmem_free(hi);
