@@ -284,6 +284,28 @@ def opcount(paths, built, rawdir, say):
     return result
 
 
+def identity(paths):
+    """What each install says it is: libgex's share/doc/GASNet/version.git,
+    SOS's pkg-config Name and Version."""
+    out = {"gex": "?", "sos": "?"}
+    try:
+        with open(os.path.join(paths["GEX_SHMEM_GEX"], "share", "doc", "GASNet", "version.git")) as f:
+            out["gex"] = f.readline().strip() or "?"
+    except OSError:
+        pass
+    import glob
+    for pc in glob.glob(os.path.join(paths["GEX_SHMEM_SOS"], "lib*", "pkgconfig", "*.pc")):
+        fields = {}
+        for line in open(pc):
+            if ":" in line and not line.startswith("#"):
+                k, v = line.split(":", 1)
+                fields[k.strip()] = v.strip()
+        if fields.get("Version"):
+            out["sos"] = "%s %s" % (fields.get("Name", "sos"), fields["Version"])
+            break
+    return out
+
+
 def run(rounds, say, rawdir):
     """Interleaved rounds; returns the data table() takes."""
     paths, why = configured()
@@ -314,7 +336,7 @@ def run(rounds, say, rawdir):
         say("  shmem: round %d of %d (%.0f s)" % (rnd, rounds, time.time() - t0))
     ops = opcount(paths, built, rawdir, say)
     return {"values": values, "notes": notes, "rounds": rounds, "seconds": time.time() - t0,
-            "opcount": ops, "load": "%.2f" % os.getloadavg()[0], "sos": paths["GEX_SHMEM_SOS"]}
+            "opcount": ops, "load": "%.2f" % os.getloadavg()[0], "identity": identity(paths)}
 
 
 # ---- the table -------------------------------------------------------------
@@ -343,6 +365,10 @@ def table(L, data):
              "bench/report_shmem.py`." % (data["rounds"], PROVIDER, PROVIDER, data.get("seconds", 0),
                                           data.get("load", "?")))
     L.append("")
+    ident = data.get("identity")
+    if ident:
+        L.append("Builds: `%s` (libgex), `%s` (SOS)." % (ident.get("gex", "?"), ident.get("sos", "?")))
+        L.append("")
     L.append("| measure | load | %s | %s | %s | sock ÷ SOS | ofi ÷ SOS |" % tuple(CFG_NAME[c] for c in CFGS))
     L.append("| --- | --- | --- | --- | --- | --- | --- |")
     for key, label, unit in ROWS:
@@ -429,6 +455,7 @@ def self_test():
     for c, x in (("sos", [1.7e5]), ("gex-sock", [5.0e6]), ("gex-ofi", [3.4e6])):
         vals["rate8|quiet|" + c] = x
     data = {"rounds": 2, "notes": ["a note"], "values": vals,
+            "identity": {"gex": "libgex-2025.8.0-gabc1234", "sos": "sandia-openshmem 1.5.3"},
             "opcount": {"sos": (900.0, 380.0, 3.0), "gex-sock": (150.0, 0.0, 2.0), "gex-ofi": (60.0, 110.0, 2.0)}}
     L = []
     table(L, data)
@@ -437,6 +464,7 @@ def self_test():
     checks.append(len(put) == 1 and put[0].endswith("| 1.57 | 0.86 |"))
     checks.append(len(rate) == 1 and rate[0].endswith("| 29.41 | 20.00 |"))
     checks.append("| libgex sock | 152 | 150 | 0 | 2 |" in L and "- a note" in L)
+    checks.append("Builds: `libgex-2025.8.0-gabc1234` (libgex), `sandia-openshmem 1.5.3` (SOS)." in L)
     with tempfile.TemporaryDirectory() as d:
         f = os.path.join(d, "p.md")
         with open(f, "w") as fh:
