@@ -40,9 +40,11 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import report_block
+
 BEGIN = "<!-- bench/report runtimes: begin -->"
 END = "<!-- bench/report runtimes: end -->"
+RAW = "runtimes"  # the raw directory's name under build-bench/bench-report
 PROGS = ("misc_perf", "put_flood", "nebr_exchange")
 NETS = ("smp", "udp")
 LIBS = ("gex", "ref")
@@ -235,30 +237,17 @@ def table(L, data):
             L.append("| %s | %s | %s | %s | %s | %.2f | %s |" % (
                 prog, metric, net, cell(g, mg), cell(r, mr), ratio, "yes" if ratio >= 1 else "no"))
     L.append("")
-    for n in data["notes"]:
-        L.append("- %s" % n)
-    if data["notes"]:
-        L.append("")
+    report_block.notes(L, data["notes"])
 
 
 def write_block(path, lines):
-    """Replace the block between the markers in path (appended when absent)."""
-    text = open(path).read() if os.path.exists(path) else ""
-    block = BEGIN + "\n" + "\n".join(lines).rstrip("\n") + "\n" + END
-    if BEGIN in text and END in text:
-        a = text.index(BEGIN)
-        b = text.index(END) + len(END)
-        text = text[:a] + block + text[b:]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    with open(path, "w") as f:
-        f.write(text)
+    """Replace the block between this part's markers in path (appended when absent)."""
+    report_block.write_block(path, lines, BEGIN, END)
 
 
 def self_test():
     """The parsers, the network checks, the table and the block, on lines
     written here in the programs' output formats; 0 when all hold."""
-    import tempfile
     misc = ("0: upcxx::progress                   :   0.000002 s    0.016606 us\n"
             "0: atomic_domain<int64>::add(relaxed) peer overhead :   0.000000 s    0.008937 us\n"
             "Remote UPC++ tests: (world())\nSUCCESS\n")
@@ -281,50 +270,12 @@ def self_test():
     table(L, data)
     rows = [x for x in L if x.startswith("| misc_perf") or x.startswith("| put_flood")]
     checks.append(len(rows) == 2 and rows[0].endswith("| 0.85 | no |") and rows[1].endswith("| 1.08 | yes |"))
-    with tempfile.TemporaryDirectory() as d:
-        f = os.path.join(d, "p.md")
-        with open(f, "w") as fh:
-            fh.write("head\n")
-        write_block(f, ["one"])
-        write_block(f, ["two"])
-        text = open(f).read()
-        checks.append(text.startswith("head\n") and text.count(BEGIN) == 1 and "two" in text and "one" not in text)
-    bad = [i for i, ok in enumerate(checks) if not ok]
-    print("report_runtimes self-test: %s" % ("PASS" if not bad else "FAIL (checks %s)" % bad))
-    return 1 if bad else 0
+    checks.append(report_block.block_check(write_block, BEGIN))
+    return report_block.verdict("report_runtimes", checks)
 
 
 def main(argv):
-    if argv[1:] == ["--self-test"]:
-        return self_test()
-    rounds, out, raw = 5, os.path.join(ROOT, "docs", "performance.md"), None
-    i = 1
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            print(__doc__)
-            return 0
-        if a == "--rounds" and i + 1 < len(argv) and argv[i + 1].isdigit() and int(argv[i + 1]) > 0:
-            rounds = int(argv[i + 1]); i += 1
-        elif a == "--out" and i + 1 < len(argv):
-            out = os.path.abspath(argv[i + 1]); i += 1
-        elif a == "--raw" and i + 1 < len(argv):
-            raw = os.path.abspath(argv[i + 1]); i += 1
-        else:
-            print("usage: bench/report_runtimes.py [--rounds N] [--out FILE] [--raw DIR]", file=sys.stderr)
-            return 2
-        i += 1
-    paths, why = configured()
-    if not paths:
-        print("bench/report_runtimes.py: %s" % why, file=sys.stderr)
-        return 2
-    raw = raw or os.path.join(ROOT, "build-bench", "bench-report", "runtimes")
-    data = run(rounds, lambda s: print(s, flush=True), raw)
-    L = []
-    table(L, data)
-    write_block(out, L)
-    print("\n".join(L))
-    return 0
+    return report_block.standalone_main(argv, sys.modules[__name__])
 
 
 if __name__ == "__main__":

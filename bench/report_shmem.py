@@ -48,9 +48,12 @@ import subprocess
 import sys
 import time
 
+import report_block
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN = "<!-- bench/report shmem: begin -->"
 END = "<!-- bench/report shmem: end -->"
+RAW = "shmem"  # the raw directory's name under build-bench/bench-report
 PERF = ("shmem_latency_put_perf", "shmem_latency_get_perf", "shmem_bw_put_perf")
 CFGS = ("sos", "gex-sock", "gex-ofi")
 CFG_NAME = {"sos": "SOS tcp;ofi_rxm", "gex-sock": "libgex sock", "gex-ofi": "libgex tcp;ofi_rxm"}
@@ -400,30 +403,17 @@ def table(L, data):
     elif ops:
         L.append("Instruction counts not measured: %s." % ops)
         L.append("")
-    for n in data["notes"]:
-        L.append("- %s" % n)
-    if data["notes"]:
-        L.append("")
+    report_block.notes(L, data["notes"])
 
 
 def write_block(path, lines):
-    """Replace the block between the markers in path (appended when absent)."""
-    text = open(path).read() if os.path.exists(path) else ""
-    block = BEGIN + "\n" + "\n".join(lines).rstrip("\n") + "\n" + END
-    if BEGIN in text and END in text:
-        a = text.index(BEGIN)
-        b = text.index(END) + len(END)
-        text = text[:a] + block + text[b:]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    with open(path, "w") as f:
-        f.write(text)
+    """Replace the block between this part's markers in path (appended when absent)."""
+    report_block.write_block(path, lines, BEGIN, END)
 
 
 def self_test():
     """The parsers, the transport checks, the object split, the table and the
     block, on lines written here in the programs' formats; 0 when all hold."""
-    import tempfile
     lat = ("Ping-Pong shmem_long_p results:\nMessage Size               Latency\n"
            "    in bytes                 in us\n           8                 16.63\n\n"
            "shmem_int_p results:\n           4                 16.52\n\n"
@@ -465,50 +455,12 @@ def self_test():
     checks.append(len(rate) == 1 and rate[0].endswith("| 29.41 | 20.00 |"))
     checks.append("| libgex sock | 152 | 150 | 0 | 2 |" in L and "- a note" in L)
     checks.append("Builds: `libgex-2025.8.0-gabc1234` (libgex), `sandia-openshmem 1.5.3` (SOS)." in L)
-    with tempfile.TemporaryDirectory() as d:
-        f = os.path.join(d, "p.md")
-        with open(f, "w") as fh:
-            fh.write("head\n")
-        write_block(f, ["one"])
-        write_block(f, ["two"])
-        text = open(f).read()
-        checks.append(text.startswith("head\n") and text.count(BEGIN) == 1 and "two" in text and "one" not in text)
-    bad = [i for i, ok in enumerate(checks) if not ok]
-    print("report_shmem self-test: %s" % ("PASS" if not bad else "FAIL (checks %s)" % bad))
-    return 1 if bad else 0
+    checks.append(report_block.block_check(write_block, BEGIN))
+    return report_block.verdict("report_shmem", checks)
 
 
 def main(argv):
-    if argv[1:] == ["--self-test"]:
-        return self_test()
-    rounds, out, raw = 5, os.path.join(ROOT, "docs", "performance.md"), None
-    i = 1
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            print(__doc__)
-            return 0
-        if a == "--rounds" and i + 1 < len(argv) and argv[i + 1].isdigit() and int(argv[i + 1]) > 0:
-            rounds = int(argv[i + 1]); i += 1
-        elif a == "--out" and i + 1 < len(argv):
-            out = os.path.abspath(argv[i + 1]); i += 1
-        elif a == "--raw" and i + 1 < len(argv):
-            raw = os.path.abspath(argv[i + 1]); i += 1
-        else:
-            print("usage: bench/report_shmem.py [--rounds N] [--out FILE] [--raw DIR]", file=sys.stderr)
-            return 2
-        i += 1
-    paths, why = configured()
-    if not paths:
-        print("bench/report_shmem.py: %s" % why, file=sys.stderr)
-        return 2
-    raw = raw or os.path.join(ROOT, "build-bench", "bench-report", "shmem")
-    data = run(rounds, lambda s: print(s, flush=True), raw)
-    L = []
-    table(L, data)
-    write_block(out, L)
-    print("\n".join(L))
-    return 0
+    return report_block.standalone_main(argv, sys.modules[__name__])
 
 
 if __name__ == "__main__":
