@@ -235,6 +235,10 @@ struct gexi_ofi {
   } rma_last;
   struct gexi_net_nbi *rma_owner; /* the owner's tracker (its gexi_tls.net_counted outside
                                    * access regions) */
+  struct fi_msg_rma rma_wmsg;     /* the owner's write (gexi_ofi_counted_write): one */
+  struct iovec rma_wiov;          /* local and one remote piece, no context, no desc */
+  struct fi_rma_iov rma_wrma;
+  uint64_t rma_wflags;            /* its flags: FI_INJECT and write_flags */
   struct ofi_rxbuf *rma_rx;       /* its drain receives, where the provider keeps a
                                    * stranger's unmatched messages (ofi_counted.c) */
 
@@ -427,11 +431,11 @@ void gexi_ofi_counted_open(void);
  * before -- net and tcp;ofi_rxm alike). */
 static inline ssize_t gexi_ofi_counted_write(struct gexi_ofi *o, const void *local, size_t nbytes,
                                              fi_addr_t j, uint64_t raddr, uint64_t key) {
-  struct iovec iov = {(void *)local, nbytes};
-  struct fi_rma_iov rma = {raddr, nbytes, key};
-  struct fi_msg_rma msg = {.msg_iov = &iov, .iov_count = 1, .addr = j, .rma_iov = &rma,
-                           .rma_iov_count = 1};
-  return fi_writemsg(o->rma_ep, &msg, FI_INJECT | o->write_flags);
+  /* The owner's message, its constant fields set once (ofi_counted.c). */
+  o->rma_wiov = (struct iovec){(void *)local, nbytes};
+  o->rma_wrma = (struct fi_rma_iov){raddr, nbytes, key};
+  o->rma_wmsg.addr = j;
+  return fi_writemsg(o->rma_ep, &o->rma_wmsg, o->rma_wflags);
 }
 /* The owner takes the operations the counters report done off its tracker. */
 void gexi_ofi_counted_reap(void);

@@ -116,6 +116,9 @@ void gexi_ofi_counted_open(void) {
     counted_close(o);
     return;
   }
+  o->rma_wmsg = (struct fi_msg_rma){.msg_iov = &o->rma_wiov, .iov_count = 1,
+                                    .rma_iov = &o->rma_wrma, .rma_iov_count = 1};
+  o->rma_wflags = FI_INJECT | o->write_flags;
   if (drain) drain_post(o);
   gexi_tls.net_counted = o->rma_owner = gexi_ofi_thread_tracker();
 }
