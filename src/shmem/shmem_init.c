@@ -24,11 +24,13 @@ void gexs_fatal(const char *call, const char *fmt, ...) {
   exit(1);
 }
 
-/* A size in bytes: digits, an optional K/M/G/T suffix (powers of 1024). */
+/* The SHMEM_ variable's name, or the deprecated SMA_ one's where only that
+ * is set. */
 const char *gexs_env_pick(const char *shmem_name, const char *sma_name) {
   return getenv(shmem_name) || !getenv(sma_name) ? shmem_name : sma_name;
 }
 
+/* A size in bytes: digits, an optional K/M/G/T suffix (powers of 1024). */
 size_t gexs_env_size(const char *name, size_t dflt) {
   const char *s = getenv(name);
   if (!s || !*s) return dflt;
