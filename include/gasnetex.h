@@ -98,7 +98,10 @@ extern "C" {
 #define GASNET_HIDDEN_AM_CONCURRENCY_LEVEL 0
 #define GEX_THREAD_ROLE_RCV 1u
 #define GEX_THREAD_ROLE_SND 2u
-/* GASNET_RCV_THREAD and GASNET_SND_THREAD are deliberately left undefined. */
+/* GASNET_RCV_THREAD and GASNET_SND_THREAD are left undefined, as in the
+ * reference's udp, ofi and smp conduits; the environment variable
+ * GASNET_RCV_THREAD=1 still starts libgex's receive thread
+ * (docs/environment.md). */
 
 #define GASNET_SUPPORTS_TI_SRCRANK 1
 #define GASNET_SUPPORTS_TI_EP 1

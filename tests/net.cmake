@@ -276,6 +276,17 @@ set_property(TEST net_batch_t_am_batch_n2 net_batch_t_am_batch_n7 net_batchmix_t
              net_batchtcp_t_am_batch_n4 net_batchudp_t_am_batch_n3 net_batchshm_t_am_batch_n3
              net_batchmt_t_mt_stress_n4 net_batchmt_t_hsl_n4 net_batchmtcredit_t_mt_stress_n4
              APPEND PROPERTY LABELS am)
+# The receive thread over libfabric (t_rcv_thread.c; its sock runs are in
+# tests/net_sock.cmake): tcp;ofi_rxm, net and udp;ofi_rxd, and the control.
+foreach(n 2 4)
+  gex_add_net_run(tcprcv t_rcv_thread ${n} GEX_SUPERNODE_MAXSIZE=1 GASNET_RCV_THREAD=1
+                  GEX_TEST_RCV=1 ${_tcp})
+endforeach()
+gex_add_net_run(netrcv t_rcv_thread 2 GEX_SUPERNODE_MAXSIZE=1 GASNET_RCV_THREAD=1 GEX_TEST_RCV=1
+                GEX_OFI_PROVIDER=net)
+gex_add_net_run(udprcv t_rcv_thread 2 GEX_SUPERNODE_MAXSIZE=1 GASNET_RCV_THREAD=1 GEX_TEST_RCV=1
+                "GEX_OFI_PROVIDER=udp$<SEMICOLON>ofi_rxd")
+gex_add_net_run(tcprcvoff t_rcv_thread 2 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_RCV=0 ${_tcp})
 # NBI Puts and Gets on the counted endpoint (transport/ofi/ofi_counted.c):
 # with coalescing of Puts off, so that the small ones reach it, on net
 # (where it opens by default) and, asked for with GEX_OFI_COUNTED_RMA=1, on

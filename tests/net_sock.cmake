@@ -226,6 +226,29 @@ foreach(u 0 1)
   gex_add_net_run(${_tag} t_compute_outside 4 GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=${u}
                   GEX_SOCK_CONNECT_TIMEOUT=2 GEX_TEST_COMPUTE_S=4 ${_sock})
 endforeach()
+# A rank spinning outside the library gets its AMs and Puts through the
+# receive thread (t_rcv_thread.c), over TCP and over the UDP lane, started
+# by the library, started by the client (GEX_FLAG_DEFER_THREADS), with its
+# wake-ups limited, and with 7 ranks on the machine's cores; the controls,
+# without the thread, must see nothing arrive while rank 0 spins.
+foreach(u 0 1)
+  set(_tag sockrcv)
+  if(u)
+    set(_tag sockudprcv)
+  endif()
+  foreach(n 2 4)
+    gex_add_net_run(${_tag} t_rcv_thread ${n} GEX_SUPERNODE_MAXSIZE=1 GEX_SOCK_UDP=${u}
+                    GASNET_RCV_THREAD=1 GEX_TEST_RCV=1 ${_sock})
+  endforeach()
+endforeach()
+gex_add_net_run(sockrcv t_rcv_thread 7 GEX_SUPERNODE_MAXSIZE=1 GASNET_RCV_THREAD=1 GEX_TEST_RCV=1 ${_sock})
+gex_add_net_run(sockrcvdefer t_rcv_thread 2 GEX_SUPERNODE_MAXSIZE=1 GASNET_RCV_THREAD=1
+                GEX_TEST_RCV=1 GEX_TEST_DEFER=1 ${_sock})
+gex_add_net_run(sockrcvrate t_rcv_thread 2 GEX_SUPERNODE_MAXSIZE=1 GASNET_RCV_THREAD=1
+                GASNET_RCV_THREAD_RATE=200 GEX_TEST_RCV=1 ${_sock})
+gex_add_net_run(sockrcvoff t_rcv_thread 4 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_RCV=0 ${_sock})
+gex_add_net_run(sockrcvoffdefer t_rcv_thread 2 GEX_SUPERNODE_MAXSIZE=1 GEX_TEST_RCV=0
+                GEX_TEST_DEFER=1 ${_sock})
 # t_rma and t_am_long move 1 MiB between pairs: the pair's lane ends and the
 # stream goes on over TCP (sock_lane.c, "Bulk"), while pieces drop. Rank 0
 # must have dropped some; what it sent again may be none (the drops that hit

@@ -1,5 +1,6 @@
 /* am/am_deliver.c -- running the handler of a received Active Message. */
 #include "am/am.h"
+#include "core/complete.h"
 #include "core/hooks.h"
 
 /* Parameter types and argument values for handler calls with M arguments. */
@@ -62,6 +63,12 @@ static void call_medlong(gex_AM_Fn_t fn, gex_Token_t tok, void *buf, size_t nbyt
 static const char *const category_name[] = {"Short", "Medium", "Long", "NOP"};
 
 void gexi_am_deliver(const struct gexi_am_hdr *h, void *payload) {
+  /* ThreadSanitizer is shown the order the message gives: what the sender
+   * (and the registration of the handler) wrote before it, and what
+   * earlier handlers wrote, on whichever thread of this process the
+   * handler runs -- the program's, or the receive thread
+   * (core/rcv_thread.c).  Nothing in other builds (core/complete.h). */
+  gexi_am_sync_acquire();
   const gex_AM_Entry_t *e = &gexi_ctx.ep.handlers[h->handler];
   const char *kind = h->is_req ? "Request" : "Reply";
   if (!e->gex_fnptr)
@@ -93,6 +100,7 @@ void gexi_am_deliver(const struct gexi_am_hdr *h, void *payload) {
     call_medlong(e->gex_fnptr, &tok, h->category == GEXI_AM_LONG ? (void *)(uintptr_t)h->dest : payload,
                  h->nbytes, h->nargs, h->args);
   gexi_tls.handler_depth--;
+  gexi_am_sync_release();
   gexi_tls.cur_token = outer;
 }
 

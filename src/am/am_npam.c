@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "am/am.h"
+#include "core/complete.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
 
@@ -169,6 +170,7 @@ int gexi_AM_Commit(gex_AM_SrcDesc_t sdh, int kind, gex_AM_Index_t handler, size_
    * flags are accepted. */
   const char *fn = commit_name[kind];
   GEXI_CHECK_FLAGS(fn, commit_flags, GEXI_FLAGS_P2P);
+  gexi_am_sync_release(); /* (as am_send.c's request_target) */
   struct gexi_SrcDesc *sd = owned_sd(fn, sdh, kind);
   int is_long = (kind == GEXI_SD_REQ_LONG || kind == GEXI_SD_REP_LONG);
 #if GEX_CHECKS

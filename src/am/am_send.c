@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "am/am.h"
+#include "core/complete.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
 
@@ -112,6 +113,7 @@ static inline int am_inject(gex_Rank_t jobrank, int category, int is_req,
 int gexi_am_send(gex_Rank_t jobrank, int category, int is_req, gex_AM_Index_t handler,
                  unsigned nargs, const gex_AM_Arg_t *args, const void *payload, size_t nbytes,
                  void *dest, gex_Flags_t flags) {
+  gexi_am_sync_release(); /* (as request_target: the library's own AMs) */
   return am_inject(jobrank, category, is_req, handler, nargs, args, payload, nbytes, dest, flags);
 }
 
@@ -124,6 +126,7 @@ static inline gex_Rank_t request_target(const char *fn, gex_TM_t tm, gex_Rank_t 
 #else
   (void)fn;
 #endif
+  gexi_am_sync_release(); /* (ThreadSanitizer: what the sender wrote, for its handler) */
   return GEXI_TM_PEERS(tm)[rank].jobrank;
 }
 
@@ -140,6 +143,7 @@ struct gexi_Token *gexi_reply_token(const char *fn, gex_Token_t t) {
   (void)fn;
 #endif
   tok->replied = 1;
+  gexi_am_sync_release();
   return tok;
 }
 

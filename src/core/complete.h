@@ -47,9 +47,18 @@ static inline void gexi_am_sync_release(void) {
 static inline void gexi_am_sync_acquire(void) {
   (void)atomic_load_explicit(gexi_am_sync(), memory_order_acquire);
 }
+/* With a receive thread (core/rcv_thread.c), the program's memory is also
+ * written by handlers on it -- a Put or a VIS scatter from another rank,
+ * an atomic -- in the order that messages between processes give (an
+ * acknowledgement, a barrier), which ThreadSanitizer cannot see: every
+ * poll, and every collective found complete, stands for that order. */
+static inline void gexi_am_sync_msg(void) {
+  if (gexi_ctx.rcv) atomic_fetch_add_explicit(gexi_am_sync(), 1, memory_order_acq_rel);
+}
 #else /* only ThreadSanitizer needs to be shown the ordering */
 static inline void gexi_am_sync_release(void) {}
 static inline void gexi_am_sync_acquire(void) {}
+static inline void gexi_am_sync_msg(void) {}
 #endif
 
 /* gexi_am_counter's NBI case outside an access region, inline for the

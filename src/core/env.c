@@ -187,6 +187,8 @@ void gexi_env_load(void) {
                         ? (int64_t)gexi_env_size("GEX_VIS_PACK_MAX", 0, 0, (1u << 30) - 1)
                         : -1;
   e->catch_exit = gexi_env_switch("GASNET_CATCH_EXIT", 1);
+  e->rcv_thread = gexi_env_switch("GASNET_RCV_THREAD", 0);
+  e->rcv_thread_rate = gexi_env_count("GASNET_RCV_THREAD_RATE", 0, 0, 1000000);
   e->no_catch_sigint = env_no_catch_sigint();
   e->have_max_segsize = gexi_env_segsize(&e->max_segsize);
 }

@@ -63,6 +63,8 @@ struct gexi_env {
   int vis_force_am;            /* GEX_VIS_FORCE_AM */
   int64_t vis_pack_max;        /* GEX_VIS_PACK_MAX bytes; -1: by provider */
   int catch_exit;              /* GASNET_CATCH_EXIT (default on) */
+  int rcv_thread;              /* GASNET_RCV_THREAD (core/rcv_thread.c; default off) */
+  uint64_t rcv_thread_rate;    /* GASNET_RCV_THREAD_RATE: its wake-ups a second (0: no limit) */
   int no_catch_sigint;         /* GASNET_NO_CATCH_SIGNAL names SIGINT (or is "*") */
   int have_max_segsize;        /* GASNET_MAX_SEGSIZE given */
   struct gexi_segsize max_segsize;

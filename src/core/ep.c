@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/context.h"
+#include "core/complete.h"
 #include "core/hooks.h"
 #include "identity/identity.h"
 
@@ -144,5 +145,6 @@ int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentrie
     }
   }
   pthread_mutex_unlock(&ep->reg_lock);
+  gexi_am_sync_release(); /* (ThreadSanitizer: the entries, for gexi_am_deliver) */
   return rc;
 }

@@ -7,6 +7,10 @@
 #include <gasnet_tools.h>
 
 #include "core/context.h"
+#include "core/rcv_thread.h"
+
+/* The most the end of the process waits for the receive thread to stop. */
+#define GEXI_RCV_STOP_MS 200
 
 const char *gasnet_ErrorName(int errval) {
   switch (errval) {
@@ -63,6 +67,7 @@ void gexi_end_process(int code) {
     gexi_tls.ending = 1;
     if (atomic_exchange_explicit(&gexi_ctx.ending, 1, memory_order_acq_rel))
       for (;;) pause();
+    gexi_rcv_thread_stop(GEXI_RCV_STOP_MS); /* (no handler runs on it from now on) */
     void (*net_at_exit)(void) = __atomic_load_n(&gexi_ctx.net_at_exit, __ATOMIC_ACQUIRE);
     if (net_at_exit) net_at_exit();
   }

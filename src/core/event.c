@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/event.h"
+#include "core/complete.h"
 #include "core/net_ops.h"
 
 /* Done?  Advances the collectives of this process.  A collective of the
@@ -24,6 +25,7 @@ static int event_done_moved(gex_Event_t e, int *moved) {
     case GEXI_EV_COLL: {
       int done, polled = e->am ? gexi_poll(GEXI_POLL_ALL) : 0;
       *moved = gexi_coll_progress(e, &done) || polled;
+      if (done) gexi_am_sync_msg(); /* (ThreadSanitizer only: core/complete.h) */
       return done;
     }
     case GEXI_EV_NET:

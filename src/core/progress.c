@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "core/context.h"
+#include "core/complete.h"
 #include "core/net_ops.h"
 
 /* Empty polls in a row before a waiting thread first yields the CPU, and
@@ -102,6 +103,10 @@ __attribute__((noinline, cold)) static void exit_poll(int moved) {
 /* One poll of every source of messages (gexi_poll; inlined into the loops
  * of this file). */
 static inline int poll_once(int what) {
+  atomic_store_explicit(&gexi_ctx.poll_gen,
+                        atomic_load_explicit(&gexi_ctx.poll_gen, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
+  gexi_am_sync_msg(); /* (ThreadSanitizer only: core/complete.h) */
   /* Coalesced operations leave at the thread's next poll (not from inside a
    * handler or under a handler-safe lock, where no Request may be sent). */
   if (GEXI_UNLIKELY(gexi_tls.flush_deferred != NULL) &&
@@ -135,7 +140,10 @@ int gexi_poll(int what) { return poll_once(what); }
  * rank's helper threads would otherwise spin beside the one asleep). */
 static inline void net_sleep(void) {
   gexi_tls.net_sleeps++;
-  if (!gexi_ctx.net->block(GEXI_BLOCK_US)) {
+  atomic_fetch_add_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed);
+  const int slept = gexi_ctx.net->block(GEXI_BLOCK_US);
+  atomic_fetch_sub_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed);
+  if (!slept) {
     gexi_tls.yields++;
     sched_yield();
   }
@@ -233,7 +241,9 @@ __attribute__((noinline)) static void idle_decide(bool may_sleep) {
       const int shared = gexi_ctx.shm_colocated(now, GEXI_COLOCATED_FRESH_NS, &theirs);
       if (shared && !(shared == 2 && move_off(now, &theirs))) {
         gexi_tls.shm_dozes++;
+        atomic_fetch_add_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed);
         gexi_ctx.shm_doze(GEXI_DOZE_US);
+        atomic_fetch_sub_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed);
       }
       return;
     }

@@ -15,6 +15,7 @@
 #include "atomic/ad_am.h"
 #include "bootstrap/bootstrap.h"
 #include "core/context.h"
+#include "core/rcv_thread.h"
 #include "transport/shm/shm.h"
 #include "transport/transport.h"
 
@@ -224,6 +225,7 @@ int gex_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
   tm->head.put_nbi = ep->pair_tm->head.put_nbi = gexi_rma_put_nbi_entry();
   atomic_store_explicit(&gexi_ctx.initialized, 1, memory_order_release);
   gexi_exit_hooks_install();
+  gexi_rcv_thread_setup((flags & GEX_FLAG_DEFER_THREADS) != 0);
 
   *client_p = c;
   *ep_p = ep;
@@ -262,7 +264,7 @@ int gex_System_QueryProgressThreads(gex_Client_t client, unsigned int *count_p,
                                     gex_Flags_t flags) {
   if (!count_p || !info_p || flags) return GASNET_ERR_BAD_ARG;
   if (!(client->flags & GEX_FLAG_DEFER_THREADS)) return GASNET_ERR_RESOURCE;
-  *count_p = 0; /* libgex runs no progress threads */
+  *count_p = gexi_rcv_thread_deferred(info_p); /* the receive thread, where asked for */
   return GASNET_OK;
 }
 
