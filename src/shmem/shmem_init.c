@@ -157,6 +157,13 @@ int shmem_init_thread(int requested, int *provided) {
   if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
     gexs_fatal("shmem_init_thread", "requested thread level %d is not one of SHMEM_THREAD_*",
                requested);
+  /* Progress without calls (1.5 section 4.1): a PE that spins on plain
+   * loads must still see another host's puts, and atomics on its static
+   * data, land; only the target's polls do those.  libgex's receive
+   * thread polls while the PE is away from the library (docs/openshmem.md,
+   * "Progress"); the user's setting of GASNET_RCV_THREAD wins (0: off). */
+  if (setenv("GASNET_RCV_THREAD", "1", 0) != 0)
+    gexs_fatal("shmem_init", "cannot set GASNET_RCV_THREAD: %s", strerror(errno));
   if (gex_Client_Init(&gexs.client, &gexs.ep, &gexs.world, "shmem", NULL, NULL, 0) !=
       GASNET_OK)
     gexs_fatal("shmem_init", "gex_Client_Init failed");

@@ -6,7 +6,7 @@
 #   shmem_<t>_netmix_n4    two PEs per host, two hosts, on loopback
 #   shmem_<t>_ofi_n3       over libfabric tcp;ofi_rxm, every PE its own host
 #   shmem_<t>_netns        two network namespaces as two hosts, two PEs each
-set(GEX_SHMEM_TESTS t_shmem_rma t_shmem_amo t_shmem_sync t_shmem_coll)
+set(GEX_SHMEM_TESTS t_shmem_rma t_shmem_amo t_shmem_sync t_shmem_coll t_shmem_progress)
 foreach(t IN LISTS GEX_SHMEM_TESTS)
   add_executable(${t} shmem/${t}.c)
   target_link_libraries(${t} PRIVATE gexshmem_static)
@@ -35,6 +35,16 @@ foreach(t IN LISTS GEX_SHMEM_TESTS)
   endforeach()
   gex_add_netns_test(shmem_${t}_netns ${t} RANKS_PER_HOST 2 LABELS "shmem;net;netns")
 endforeach()
+
+# Progress without calls: the control, without the receive thread and with
+# every peer on another host, sees nothing land while PE 0 spins (the runs
+# above, with it, see everything).
+add_test(NAME shmem_t_shmem_progress_silence_n3
+  COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --
+          env GEX_SUPERNODE_MAXSIZE=1 GASNET_RCV_THREAD=0 GEX_TEST_SILENCE=1
+          $<TARGET_FILE:gexrun> -n 3 $<TARGET_FILE:t_shmem_progress> @TOKEN@)
+set_tests_properties(shmem_t_shmem_progress_silence_n3 PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+  LABELS "shmem;net;n3" ENVIRONMENT "${_gex_env}" SKIP_RETURN_CODE 77)
 
 # The waits may sleep on the network, a test never (t_shmem_wait_sleep.c):
 # every peer over the network, in the wait mode where a wait that may sleep
