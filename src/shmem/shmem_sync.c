@@ -115,29 +115,25 @@ static void check_cmp(const char *call, int cmp) {
   size_t shmem_##NAME##_test_any(TYPE *iv, size_t n, const int *st, int cmp, TYPE v) {    \
     check_cmp("shmem_" #NAME "_test_any", cmp);                                           \
     gexs_poll();                                                                          \
-    size_t i = NAME##_any(iv, n, st, cmp, &v, 0);                                         \
-    return i;                                                                             \
+    return NAME##_any(iv, n, st, cmp, &v, 0);                                             \
   }                                                                                       \
   size_t shmem_##NAME##_test_any_vector(TYPE *iv, size_t n, const int *st, int cmp,       \
                                         TYPE *vs) {                                       \
     check_cmp("shmem_" #NAME "_test_any_vector", cmp);                                    \
     gexs_poll();                                                                          \
-    size_t i = NAME##_any(iv, n, st, cmp, vs, 1);                                         \
-    return i;                                                                             \
+    return NAME##_any(iv, n, st, cmp, vs, 1);                                             \
   }                                                                                       \
   size_t shmem_##NAME##_test_some(TYPE *iv, size_t n, size_t *idx, const int *st,         \
                                   int cmp, TYPE v) {                                      \
     check_cmp("shmem_" #NAME "_test_some", cmp);                                          \
     gexs_poll();                                                                          \
-    size_t k = NAME##_some(iv, n, idx, st, cmp, &v, 0);                                   \
-    return k;                                                                             \
+    return NAME##_some(iv, n, idx, st, cmp, &v, 0);                                       \
   }                                                                                       \
   size_t shmem_##NAME##_test_some_vector(TYPE *iv, size_t n, size_t *idx, const int *st,  \
                                          int cmp, TYPE *vs) {                             \
     check_cmp("shmem_" #NAME "_test_some_vector", cmp);                                   \
     gexs_poll();                                                                          \
-    size_t k = NAME##_some(iv, n, idx, st, cmp, vs, 1);                                   \
-    return k;                                                                             \
+    return NAME##_some(iv, n, idx, st, cmp, vs, 1);                                       \
   }                                                                                       \
   void shmem_##NAME##_wait_until_all(TYPE *iv, size_t n, const int *st, int cmp, TYPE v) { \
     check_cmp("shmem_" #NAME "_wait_until_all", cmp);                                     \
