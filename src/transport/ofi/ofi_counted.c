@@ -53,10 +53,12 @@ static int needs_drain(const char *prov) {
 
 static void drain_post(struct gexi_ofi *o) {
   o->rma_rx = calloc(OFI_DRAIN_RX, sizeof *o->rma_rx);
-  if (!o->rma_rx) gexi_fatal("out of memory");
+  void *mem = NULL; /* one block, cut into the receives (kept to the end) */
+  if (!o->rma_rx || posix_memalign(&mem, 64, (size_t)OFI_DRAIN_RX * OFI_DRAIN_BYTES))
+    gexi_fatal("out of memory");
   for (int i = 0; i < OFI_DRAIN_RX; i++) {
     struct ofi_rxbuf *rx = &o->rma_rx[i];
-    if (posix_memalign(&rx->mem, 64, OFI_DRAIN_BYTES)) gexi_fatal("out of memory");
+    rx->mem = (char *)mem + (size_t)i * OFI_DRAIN_BYTES;
     rx->len = OFI_DRAIN_BYTES;
     rx->ep = o->rma_ep;
     rx->drain = 1;
