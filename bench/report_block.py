@@ -5,6 +5,7 @@ command line.
 """
 
 import os
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -23,6 +24,18 @@ def write_block(path, lines, begin, end):
         text = text.rstrip("\n") + "\n\n" + block + "\n"
     with open(path, "w") as f:
         f.write(text)
+
+
+def run_captured(cmd, env, timeout):
+    """Run cmd with stdout and stderr together: (text, exit status, or
+    "timeout" with what it printed by then)."""
+    try:
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout, universal_newlines=True, errors="replace")
+        return p.stdout, p.returncode
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode("utf-8", "replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return out, "timeout"
 
 
 def standalone_main(argv, part):

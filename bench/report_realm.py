@@ -38,7 +38,6 @@ Exit status: 0 on success, 2 when the variables do not name the builds.
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 
@@ -116,13 +115,7 @@ def run_one(paths, name, build, inst, extra, rawdir, rnd):
         cmd = [os.path.join(prefix, "bin", "gasnetrun_ofi"), "-n", "2", exe] + ARGS
     else:
         cmd = [os.path.join(prefix, "bin", "amudprun"), "-np", "2", exe] + ARGS
-    try:
-        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=300, universal_newlines=True, errors="replace")
-        text, rc = p.stdout, p.returncode
-    except subprocess.TimeoutExpired as e:
-        text = e.stdout.decode("utf-8", "replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        rc = "timeout"
+    text, rc = report_block.run_captured(cmd, env, 300)
     if rawdir:
         tag = re.sub(r"[^a-z0-9]+", "-", name)
         with open(os.path.join(rawdir, "memspeed-%s-%d.txt" % (tag, rnd)), "w") as f:

@@ -142,12 +142,7 @@ def run_one(paths, lib, net, prog, rawdir, rnd):
         if lib == "gex":
             env["GEX_NET_VERBOSE"] = "1"
     cmd = [os.path.join(install, "bin", "upcxx-run"), "-n", "2", exe] + ARGS.get(prog, [])
-    try:
-        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=120, universal_newlines=True, errors="replace")
-        text, rc = p.stdout, p.returncode
-    except subprocess.TimeoutExpired as e:
-        text, rc = (e.stdout or b"").decode("utf-8", "replace") if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
+    text, rc = report_block.run_captured(cmd, env, 120)
     if rawdir:
         with open(os.path.join(rawdir, "upcxx-%s-%s-%s-%d.txt" % (prog, lib, net, rnd)), "w") as f:
             f.write(" ".join(cmd) + "\n" + text)

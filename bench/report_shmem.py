@@ -167,13 +167,7 @@ def _launch(paths, cfg, exe, args):
 
 
 def _run(cmd, env, timeout=120):
-    try:
-        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=timeout, universal_newlines=True, errors="replace")
-        return p.stdout, p.returncode
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode("utf-8", "replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        return out, "timeout"
+    return report_block.run_captured(cmd, env, timeout)
 
 
 def _exe(paths, built, cfg, prog):
