@@ -521,6 +521,10 @@ static inline void gexi_busy(void) {
 }
 
 /* ---- helpers ---- */
+/* Join one of the library's own threads (the receive thread, the UDP
+ * lane's keeper) at the end of the process, waiting at most wait_ms: one
+ * held up on a lock the ending thread holds is left behind. */
+void gexi_join_within(pthread_t th, int wait_ms);
 static inline struct gexi_team *gexi_tm(gex_TM_t tm) {
   return (struct gexi_team *)((char *)tm - offsetof(struct gexi_team, peers));
 }

@@ -164,12 +164,5 @@ void gexi_rcv_thread_stop(int wait_ms) {
   /* (no lock: this may run where a signal interrupted a thread that holds
    * r->mu; a wake-up missed so comes at the thread's timeout) */
   pthread_cond_signal(&r->cv);
-  /* Bounded: a thread held up in a handler is left behind; the process
-   * ends. */
-  struct timespec at;
-  clock_gettime(CLOCK_REALTIME, &at);
-  at.tv_nsec += (long)wait_ms * 1000000L;
-  at.tv_sec += at.tv_nsec / 1000000000L;
-  at.tv_nsec %= 1000000000L;
-  (void)pthread_timedjoin_np(r->th, NULL, &at);
+  gexi_join_within(r->th, wait_ms); /* (one held up in a handler is left behind) */
 }

@@ -90,10 +90,5 @@ void gexi_sock_keeper_stop(int wait_ms) {
   pthread_mutex_unlock(&s->keeper_mu);
   /* Bounded: a keeper held up on a lock that the exiting thread holds
    * (a fatal error in the send path) is left behind; the process ends. */
-  struct timespec at;
-  clock_gettime(CLOCK_REALTIME, &at);
-  at.tv_nsec += (long)wait_ms * 1000000L;
-  at.tv_sec += at.tv_nsec / 1000000000L;
-  at.tv_nsec %= 1000000000L;
-  (void)pthread_timedjoin_np(s->keeper, NULL, &at);
+  gexi_join_within(s->keeper, wait_ms);
 }
