@@ -38,6 +38,19 @@ def run_captured(cmd, env, timeout):
         return out, "timeout"
 
 
+class Crowd:
+    """Two processes spinning beside the job while it is alive."""
+
+    def __enter__(self):
+        self.procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
 def standalone_main(argv, part):
     """A part's command line: [--rounds N] [--out FILE] [--raw DIR], or
     --self-test.  'part' is the part's module: its __doc__, self_test(),

@@ -19,7 +19,8 @@ Each round runs memspeed at 2 ranks on one host with every peer through the
 network (GASNET_SUPERNODE_MAXSIZE=1) and with Realm's own shared-memory path
 between ranks off (-ll:ipc_limit 1), four ways: libgex's ofi identity over
 its default transport (sock) and over libfabric tcp;ofi_rxm, libgex's udp
-identity (amudprun), and the reference's udp conduit (amudprun).  memspeed
+identity (amudprun), and the reference's udp conduit (amudprun); and then
+again with two processes spinning beside the job (crowded).  memspeed
 copies a 16 MiB buffer between every pair of memories: SYSTEM_MEM (client
 memory Realm binds to an endpoint of its own) and REGDMA_MEM (in the
 primordial segment).  The table gives, per pair of memories on different
@@ -56,6 +57,7 @@ RUNS = [
     ("libgex udp identity", "gex-udp", "gex", {"GEX_NET_VERBOSE": "1"}),
     ("reference udp", "ref-udp", "ref", {}),
 ]
+LOADS = ("quiet", "crowded")
 PAIRS = [("SYSTEM_MEM", "SYSTEM_MEM"), ("SYSTEM_MEM", "REGDMA_MEM"),
          ("REGDMA_MEM", "SYSTEM_MEM"), ("REGDMA_MEM", "REGDMA_MEM")]
 
@@ -101,7 +103,15 @@ def parse(text, nbytes=BUF):
     return out
 
 
-def run_one(paths, name, build, inst, extra, rawdir, rnd):
+class _Quiet:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
+def run_one(paths, name, build, inst, extra, rawdir, tag):
     exe = os.path.join(paths["GEX_REALM_BENCH"], build, "memspeed")
     prefix = paths["GEX_REALM_GEX" if inst == "gex" else "GEX_REALM_REF"]
     env = dict(os.environ, GASNET_SUPERNODE_MAXSIZE="1", GASNET_SPAWNFN="L", **extra)
@@ -117,8 +127,7 @@ def run_one(paths, name, build, inst, extra, rawdir, rnd):
         cmd = [os.path.join(prefix, "bin", "amudprun"), "-np", "2", exe] + ARGS
     text, rc = report_block.run_captured(cmd, env, 300)
     if rawdir:
-        tag = re.sub(r"[^a-z0-9]+", "-", name)
-        with open(os.path.join(rawdir, "memspeed-%s-%d.txt" % (tag, rnd)), "w") as f:
+        with open(os.path.join(rawdir, "memspeed-%s-%s.txt" % (re.sub(r"[^a-z0-9]+", "-", name), tag)), "w") as f:
             f.write(" ".join(cmd) + "\n" + text)
     if rc != 0:
         return None, "exit %s" % rc
@@ -147,21 +156,23 @@ def run(rounds, say, rawdir):
     os.makedirs(rawdir, exist_ok=True)
     values, notes, t0 = {}, [], time.time()
     for rnd in range(1, rounds + 1):
-        for name, build, inst, extra in RUNS:
-            got, bad = run_one(paths, name, build, inst, extra, rawdir, rnd)
-            if bad:
-                notes.append("round %d, %s: not counted (%s)" % (rnd, name, bad))
-                continue
-            for (sr, sk, dr, dk), v in got.items():
-                if sr != dr:
-                    values.setdefault("%s|%d %s -> %d %s" % (name, sr, sk, dr, dk), []).append(v)
+        for load in LOADS:
+            with report_block.Crowd() if load == "crowded" else _Quiet():
+                for name, build, inst, extra in RUNS:
+                    got, bad = run_one(paths, name, build, inst, extra, rawdir, "%s-%d" % (load, rnd))
+                    if bad:
+                        notes.append("round %d, %s, %s: not counted (%s)" % (rnd, load, name, bad))
+                        continue
+                    for (sr, sk, dr, dk), v in got.items():
+                        if sr != dr:
+                            values.setdefault("%s|%s|%d %s -> %d %s" % (name, load, sr, sk, dr, dk), []).append(v)
         say("  realm: round %d of %d (%.0f s)" % (rnd, rounds, time.time() - t0))
     return {"values": values, "notes": notes, "rounds": rounds, "seconds": time.time() - t0,
             "load": "%.2f" % os.getloadavg()[0]}
 
 
-def _med(data, name, key):
-    v = data["values"].get("%s|%s" % (name, key))
+def _med(data, name, load, key):
+    v = data["values"].get("%s|%s|%s" % (name, load, key))
     return (statistics.median(v), min(v), max(v)) if v else None
 
 
@@ -176,44 +187,47 @@ def table(L, data):
     L.append("Realm's `memspeed`, built from the same Legion sources against libgex (its ofi and udp "
              "identities) and against the reference's udp conduit, interleaved rounds (%d) at 2 ranks on "
              "one host, every copy between the ranks through the network (`GASNET_SUPERNODE_MAXSIZE=1`, "
-             "`-ll:ipc_limit 1`), %.0f s, load average %s at the end (bench/report_realm.py; "
-             "reproduce with `GEX_REALM_GEX=... GEX_REALM_REF=... GEX_REALM_BENCH=... "
-             "bench/report_realm.py`). GB/s of a whole 16 MiB copy, median (range); SYSTEM is "
-             "client memory Realm binds to an endpoint of its own, REGDMA lies in the primordial "
-             "segment. The last column is libgex's udp identity against the reference's udp "
-             "conduit (above 1: libgex is better)." % (data["rounds"], data.get("seconds", 0),
-                                                       data.get("load", "?")))
+             "`-ll:ipc_limit 1`), quiet and with two spinning processes beside the job (crowded), "
+             "%.0f s, load average %s at the end (bench/report_realm.py; reproduce with "
+             "`GEX_REALM_GEX=... GEX_REALM_REF=... GEX_REALM_BENCH=... bench/report_realm.py`). GB/s "
+             "of a whole 16 MiB copy, median (range); SYSTEM is client memory Realm binds to an "
+             "endpoint of its own, REGDMA lies in the primordial segment. The last column is libgex's "
+             "udp identity against the reference's udp conduit (above 1: libgex is better)." % (
+                 data["rounds"], data.get("seconds", 0), data.get("load", "?")))
     L.append("")
     names = [r[0] for r in RUNS]
-    L.append("| copy | " + " | ".join(names) + " | udp ratio |")
-    L.append("| --- |" + " --- |" * (len(names) + 1))
+    L.append("| copy | load | " + " | ".join(names) + " | udp ratio |")
+    L.append("| --- | --- |" + " --- |" * (len(names) + 1))
     cell = lambda m: "%.3g (%.3g–%.3g)" % m if m else "–"
     for a, b in ((0, 1), (1, 0)):
         for sk, dk in PAIRS:
             key = "%d %s -> %d %s" % (a, sk, b, dk)
-            ms = [_med(data, n, key) for n in names]
-            if not any(ms):
-                continue
-            g, r = ms[names.index("libgex udp identity")], ms[names.index("reference udp")]
-            ratio = "%.2f" % (g[0] / r[0]) if g and r else "–"
-            L.append("| rank %d %s → rank %d %s | %s | %s |" % (
-                a, sk.replace("_MEM", ""), b, dk.replace("_MEM", ""), " | ".join(cell(m) for m in ms), ratio))
+            for load in LOADS:
+                ms = [_med(data, n, load, key) for n in names]
+                if not any(ms):
+                    continue
+                g, r = ms[names.index("libgex udp identity")], ms[names.index("reference udp")]
+                ratio = "%.2f" % (g[0] / r[0]) if g and r else "–"
+                L.append("| rank %d %s → rank %d %s | %s | %s | %s |" % (
+                    a, sk.replace("_MEM", ""), b, dk.replace("_MEM", ""), load,
+                    " | ".join(cell(m) for m in ms), ratio))
     L.append("")
     # The registered-memory target: REGDMA -> REGDMA against SYSTEM -> SYSTEM, same run.
-    parts = []
-    for n in names:
-        rs = []
-        for a, b in ((0, 1), (1, 0)):
-            reg = _med(data, n, "%d REGDMA_MEM -> %d REGDMA_MEM" % (a, b))
-            sys_ = _med(data, n, "%d SYSTEM_MEM -> %d SYSTEM_MEM" % (a, b))
-            if reg and sys_:
-                rs.append("%.0f %%" % (100 * reg[0] / sys_[0]))
-        if rs:
-            parts.append("%s %s" % (n, " and ".join(rs)))
-    if parts:
-        L.append("REGDMA → REGDMA against SYSTEM → SYSTEM between the ranks (rank 0 to 1, and 1 to 0): "
-                 + "; ".join(parts) + ".")
-        L.append("")
+    for load in LOADS:
+        parts = []
+        for n in names:
+            rs = []
+            for a, b in ((0, 1), (1, 0)):
+                reg = _med(data, n, load, "%d REGDMA_MEM -> %d REGDMA_MEM" % (a, b))
+                sys_ = _med(data, n, load, "%d SYSTEM_MEM -> %d SYSTEM_MEM" % (a, b))
+                if reg and sys_:
+                    rs.append("%.0f %%" % (100 * reg[0] / sys_[0]))
+            if rs:
+                parts.append("%s %s" % (n, " and ".join(rs)))
+        if parts:
+            L.append("REGDMA → REGDMA against SYSTEM → SYSTEM between the ranks, %s (rank 0 to 1, and "
+                     "1 to 0): %s." % (load, "; ".join(parts)))
+            L.append("")
     report_block.notes(L, data["notes"])
 
 
@@ -239,12 +253,12 @@ def self_test():
     k = "0 SYSTEM_MEM -> 1 SYSTEM_MEM"
     r = "0 REGDMA_MEM -> 1 REGDMA_MEM"
     data = {"rounds": 2, "notes": ["a note"], "values": {
-        "libgex udp identity|" + k: [0.8, 1.0], "reference udp|" + k: [0.5, 0.5],
-        "libgex udp identity|" + r: [0.7, 0.7]}}
+        "libgex udp identity|quiet|" + k: [0.8, 1.0], "reference udp|quiet|" + k: [0.5, 0.5],
+        "libgex udp identity|quiet|" + r: [0.7, 0.7]}}
     L = []
     table(L, data)
     rows = [x for x in L if x.startswith("| rank 0 SYSTEM")]
-    checks.append(len(rows) == 1 and rows[0].endswith("| 1.80 |"))
+    checks.append(len(rows) == 1 and "| quiet |" in rows[0] and rows[0].endswith("| 1.80 |"))
     checks.append(any("libgex udp identity 78 %" in x for x in L))
     checks.append(report_block.block_check(write_block, BEGIN))
     return report_block.verdict("report_realm", checks)

@@ -44,7 +44,6 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 
@@ -192,19 +191,6 @@ def build_own(paths, rawdir):
     return built
 
 
-class Crowd:
-    """Two processes spinning beside the job while it is alive."""
-
-    def __enter__(self):
-        self.procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
-        return self
-
-    def __exit__(self, *exc):
-        for p in self.procs:
-            p.kill()
-            p.wait()
-
-
 def run_one(paths, built, cfg, prog, args, rawdir, tag):
     cmd, env = _launch(paths, cfg, _exe(paths, built, cfg, prog), args)
     text, rc = _run(cmd, env)
@@ -321,7 +307,7 @@ def run(rounds, say, rawdir):
                 load = "crowded" if crowded else "quiet"
                 for cfg in CFGS:
                     if crowded:
-                        with Crowd():
+                        with report_block.Crowd():
                             got, bad = run_one(paths, built, cfg, prog, args, rawdir, "%s-%d" % (load, rnd))
                     else:
                         got, bad = run_one(paths, built, cfg, prog, args, rawdir, "%s-%d" % (load, rnd))
