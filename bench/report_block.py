@@ -26,6 +26,15 @@ def write_block(path, lines, begin, end):
         f.write(text)
 
 
+def libgex_version(prefix):
+    """What a libgex install says it is (share/doc/GASNet/version.git)."""
+    try:
+        with open(os.path.join(prefix, "share", "doc", "GASNet", "version.git")) as f:
+            return f.readline().strip() or "?"
+    except OSError:
+        return "?"
+
+
 def run_captured(cmd, env, timeout):
     """Run cmd with stdout and stderr together: (text, exit status, or
     "timeout" with what it printed by then)."""

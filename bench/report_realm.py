@@ -168,7 +168,7 @@ def run(rounds, say, rawdir):
                             values.setdefault("%s|%s|%d %s -> %d %s" % (name, load, sr, sk, dr, dk), []).append(v)
         say("  realm: round %d of %d (%.0f s)" % (rnd, rounds, time.time() - t0))
     return {"values": values, "notes": notes, "rounds": rounds, "seconds": time.time() - t0,
-            "load": "%.2f" % os.getloadavg()[0]}
+            "load": "%.2f" % os.getloadavg()[0], "libgex": report_block.libgex_version(paths["GEX_REALM_GEX"])}
 
 
 def _med(data, name, load, key):
@@ -188,12 +188,12 @@ def table(L, data):
              "identities) and against the reference's udp conduit, interleaved rounds (%d) at 2 ranks on "
              "one host, every copy between the ranks through the network (`GASNET_SUPERNODE_MAXSIZE=1`, "
              "`-ll:ipc_limit 1`), quiet and with two spinning processes beside the job (crowded), "
-             "%.0f s, load average %s at the end (bench/report_realm.py; reproduce with "
+             "libgex `%s`, %.0f s, load average %s at the end (bench/report_realm.py; reproduce with "
              "`GEX_REALM_GEX=... GEX_REALM_REF=... GEX_REALM_BENCH=... bench/report_realm.py`). GB/s "
              "of a whole 16 MiB copy, median (range); SYSTEM is client memory Realm binds to an "
              "endpoint of its own, REGDMA lies in the primordial segment. The last column is libgex's "
              "udp identity against the reference's udp conduit (above 1: libgex is better)." % (
-                 data["rounds"], data.get("seconds", 0), data.get("load", "?")))
+                 data["rounds"], data.get("libgex", "?"), data.get("seconds", 0), data.get("load", "?")))
     L.append("")
     names = [r[0] for r in RUNS]
     L.append("| copy | load | " + " | ".join(names) + " | udp ratio |")

@@ -270,12 +270,7 @@ def opcount(paths, built, rawdir, say):
 def identity(paths):
     """What each install says it is: libgex's share/doc/GASNet/version.git,
     SOS's pkg-config Name and Version."""
-    out = {"gex": "?", "sos": "?"}
-    try:
-        with open(os.path.join(paths["GEX_SHMEM_GEX"], "share", "doc", "GASNet", "version.git")) as f:
-            out["gex"] = f.readline().strip() or "?"
-    except OSError:
-        pass
+    out = {"gex": report_block.libgex_version(paths["GEX_SHMEM_GEX"]), "sos": "?"}
     import glob
     for pc in glob.glob(os.path.join(paths["GEX_SHMEM_SOS"], "lib*", "pkgconfig", "*.pc")):
         fields = {}
