@@ -24,6 +24,7 @@
  *            long flood waits for credit (see bench/opcount.sh)
  *   legput   gasnet_put_nbi (GASNet-1, gasnet.h), 8 bytes, to the peer's segment
  *   nbiwait  gex_NBI_Wait(GEX_EC_ALL, 0) with nothing outstanding
+ *   ampoll   gasnet_AMPoll with nothing arrived
  *   empty    nothing: the loop's own overhead, included in every figure
  */
 #include <gasnet.h>
@@ -110,6 +111,12 @@ MEASURED void loop_nbiwait(long iters) {
   for (long i = 0; i < iters; i++) gex_NBI_Wait(GEX_EC_ALL, 0);
 }
 
+/* An empty poll: what a runtime's progress call costs when nothing has
+ * arrived (UPC++'s upcxx::progress is mostly this). */
+MEASURED void loop_ampoll(long iters) {
+  for (long i = 0; i < iters; i++) gasnet_AMPoll();
+}
+
 /* The same loop doing nothing: the counter, compare and branch that every
  * figure above includes. */
 MEASURED void loop_empty(long iters) {
@@ -185,6 +192,7 @@ int main(int argc, char **argv) {
     loop_amshort(tm, peer, iters);
     long sent = iters + run_amburst(tm, peer, iters);
     loop_nbiwait(iters);
+    loop_ampoll(iters);
     loop_empty(iters);
     if (got != 0x2222222222222222u) {
       fprintf(stderr, "opcount: GetNBI read %#" PRIx64 "\n", got);

@@ -10,6 +10,7 @@
 #   gex_RMA_GetNBI        8 bytes from the other rank (same node)
 #   gex_AM_RequestShort0  to the other rank (same node), empty handler
 #   gex_NBI_Wait(GEX_EC_ALL, 0) with nothing outstanding
+#   gasnet_AMPoll         with nothing arrived
 # and, where the build has libgexshmem (BUILD_DIR/bin/shmem-opcount), the
 # OpenSHMEM calls shmem_putmem, shmem_putmem_nbi and shmem_getmem of 8
 # bytes to the other PE (same node; inline, shmem/shmem_inline.h),
@@ -188,6 +189,7 @@ rows=(
   "getnbi|gex_RMA_GetNBI, 8 bytes|10|8"
   "amshort|gex_AM_RequestShort0|150|184"
   "nbiwait|gex_NBI_Wait(GEX_EC_ALL), idle|-|-"
+  "ampoll|gasnet_AMPoll, nothing arrived|-|-"
   "empty|empty loop (included in each row)|-|-"
 )
 for row in "${rows[@]}"; do
