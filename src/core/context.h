@@ -11,6 +11,7 @@
 
 #include <gasnetex.h>
 #include <sched.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -244,16 +245,20 @@ struct gexi_context {
   /* Set by the first thread that ends the process (gexi_end_process): it
    * alone runs the transports' at-exit work; any other waits for its _exit. */
   _Atomic int ending;
-  /* Polls of the process so far, any thread's (core/progress.c; a relaxed
-   * load and store, so two at once may count one): the receive thread
-   * (core/rcv_thread.c) acts only while nobody else moves it. */
-  _Atomic uint32_t poll_gen;
-  /* Threads of the program asleep in a wait of the library (on the
-   * network, or on the shared-memory doorbell): in the library, though
-   * their sleep moves no poll_gen. */
-  _Atomic uint32_t lib_sleepers;
-  /* The receive thread's state (core/rcv_thread.c); NULL: none. */
+  /* The receive thread's state (core/rcv_thread.c); NULL: none.  Set by
+   * gex_Client_Init before anything else polls, read by every poll. */
   struct gexi_rcv *rcv;
+  /* Where there is a receive thread: polls of the process so far, any
+   * thread's (core/progress.c; a relaxed load and store, so two at once
+   * may count one), on a line of their own, since every poll writes it;
+   * the receive thread acts only while nobody else moves it. */
+  struct { /* (anonymous: padded to its line, which nothing else shares) */
+    alignas(64) _Atomic uint32_t poll_gen;
+    /* Threads of the program asleep in a wait of the library (on the
+     * network, or on the shared-memory doorbell): in the library, though
+     * their sleep moves no poll_gen. */
+    _Atomic uint32_t lib_sleepers;
+  };
 
   /* Device RMA operations that took the staged path, and device copies
    * started for NB and NBI ones (rma/rma_device.c; test hooks:

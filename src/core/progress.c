@@ -103,9 +103,10 @@ __attribute__((noinline, cold)) static void exit_poll(int moved) {
 /* One poll of every source of messages (gexi_poll; inlined into the loops
  * of this file). */
 static inline int poll_once(int what) {
-  atomic_store_explicit(&gexi_ctx.poll_gen,
-                        atomic_load_explicit(&gexi_ctx.poll_gen, memory_order_relaxed) + 1,
-                        memory_order_relaxed);
+  if (GEXI_UNLIKELY(gexi_ctx.rcv != NULL)) /* (only the receive thread reads it) */
+    atomic_store_explicit(&gexi_ctx.poll_gen,
+                          atomic_load_explicit(&gexi_ctx.poll_gen, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
   gexi_am_sync_msg(); /* (ThreadSanitizer only: core/complete.h) */
   /* Coalesced operations leave at the thread's next poll (not from inside a
    * handler or under a handler-safe lock, where no Request may be sent). */
