@@ -63,11 +63,13 @@ static void aset_sync(const struct aset *a, long *pSync) {
   gexs_quiet_all(); /* the adds are complete before anything else is done */
 }
 
+GEXS_PROFILED(shmem_sync)
 void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync) {
   struct aset a = aset_of("shmem_sync", PE_start, logPE_stride, PE_size);
   aset_sync(&a, pSync);
 }
 
+GEXS_PROFILED(shmem_barrier)
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
   struct aset a = aset_of("shmem_barrier", PE_start, logPE_stride, PE_size);
   gexs_quiet_all();
@@ -126,26 +128,31 @@ static void exchange(const char *call, void *dest, const void *source, ptrdiff_t
 }
 
 #define GEXS_DEF_ASET(BITS)                                                                 \
+  GEXS_PROFILED(shmem_broadcast##BITS)                                                      \
   void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,    \
                              int PE_start, int logPE_stride, int PE_size, long *pSync) {    \
     bcast("shmem_broadcast" #BITS, dest, source, nelems * (BITS / 8), PE_root, PE_start,    \
           logPE_stride, PE_size, pSync);                                                    \
   }                                                                                         \
+  GEXS_PROFILED(shmem_collect##BITS)                                                        \
   void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,     \
                            int logPE_stride, int PE_size, long *pSync) {                    \
     gather("shmem_collect" #BITS, dest, source, nelems * (BITS / 8), 1, PE_start,           \
            logPE_stride, PE_size, pSync);                                                   \
   }                                                                                         \
+  GEXS_PROFILED(shmem_fcollect##BITS)                                                       \
   void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start,    \
                             int logPE_stride, int PE_size, long *pSync) {                   \
     gather("shmem_fcollect" #BITS, dest, source, nelems * (BITS / 8), 0, PE_start,          \
            logPE_stride, PE_size, pSync);                                                   \
   }                                                                                         \
+  GEXS_PROFILED(shmem_alltoall##BITS)                                                       \
   void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,    \
                             int logPE_stride, int PE_size, long *pSync) {                   \
     exchange("shmem_alltoall" #BITS, dest, source, 1, 1, nelems, BITS / 8, PE_start,        \
              logPE_stride, PE_size, pSync);                                                 \
   }                                                                                         \
+  GEXS_PROFILED(shmem_alltoalls##BITS)                                                      \
   void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,  \
                              size_t nelems, int PE_start, int logPE_stride, int PE_size,    \
                              long *pSync) {                                                 \
@@ -159,6 +166,7 @@ GEXS_DEF_ASET(64)
  * all get the same floating-point result), then writes dest once all have
  * read (dest may be the source). */
 #define GEXS_DEF_TOALL(TYPE, NAME, OP, EXPR)                                                \
+  GEXS_PROFILED(shmem_##NAME##_##OP##_to_all)                                               \
   void shmem_##NAME##_##OP##_to_all(TYPE *dest, const TYPE *source, int nreduce,            \
                                     int PE_start, int logPE_stride, int PE_size,            \
                                     TYPE *pWrk, long *pSync) {                              \

@@ -204,105 +204,131 @@ static inline uint64_t bits(const void *p, size_t n) {
            bits(&x_, sizeof(TYPE)), bits(&y_, sizeof(TYPE)), fetch, 1)
 
 #define GEXS_DEF_AMO_EXT(TYPE, NAME)                                                        \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_fetch)                                            \
   TYPE shmem_ctx_##NAME##_atomic_fetch(shmem_ctx_t ctx, const TYPE *source, int pe) {       \
     FETCH_OP(TYPE, "shmem_" #NAME "_atomic_fetch", ctx, source, pe, GEX_OP_GET, 0, 0);      \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_fetch)                                                \
   TYPE shmem_##NAME##_atomic_fetch(const TYPE *source, int pe) {                            \
-    return shmem_ctx_##NAME##_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);                  \
+    return pshmem_ctx_##NAME##_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);                 \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_set)                                              \
   void shmem_ctx_##NAME##_atomic_set(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe) {     \
     NBI_OP(TYPE, "shmem_" #NAME "_atomic_set", ctx, NULL, dest, pe, GEX_OP_SET, value, 0);  \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_set)                                                  \
   void shmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe) {                          \
-    shmem_ctx_##NAME##_atomic_set(SHMEM_CTX_DEFAULT, dest, value, pe);                      \
+    pshmem_ctx_##NAME##_atomic_set(SHMEM_CTX_DEFAULT, dest, value, pe);                     \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_swap)                                             \
   TYPE shmem_ctx_##NAME##_atomic_swap(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe) {    \
     FETCH_OP(TYPE, "shmem_" #NAME "_atomic_swap", ctx, dest, pe, GEX_OP_SWAP, value, 0);    \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_swap)                                                 \
   TYPE shmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe) {                         \
-    return shmem_ctx_##NAME##_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);              \
+    return pshmem_ctx_##NAME##_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);             \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_fetch_nbi)                                        \
   void shmem_ctx_##NAME##_atomic_fetch_nbi(shmem_ctx_t ctx, TYPE *fetch,                    \
                                            const TYPE *source, int pe) {                    \
     NBI_OP(TYPE, "shmem_" #NAME "_atomic_fetch_nbi", ctx, fetch, source, pe, GEX_OP_GET, 0, \
            0);                                                                              \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_fetch_nbi)                                            \
   void shmem_##NAME##_atomic_fetch_nbi(TYPE *fetch, const TYPE *source, int pe) {           \
-    shmem_ctx_##NAME##_atomic_fetch_nbi(SHMEM_CTX_DEFAULT, fetch, source, pe);              \
+    pshmem_ctx_##NAME##_atomic_fetch_nbi(SHMEM_CTX_DEFAULT, fetch, source, pe);             \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_swap_nbi)                                         \
   void shmem_ctx_##NAME##_atomic_swap_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest,         \
                                           TYPE value, int pe) {                             \
     NBI_OP(TYPE, "shmem_" #NAME "_atomic_swap_nbi", ctx, fetch, dest, pe, GEX_OP_SWAP,      \
            value, 0);                                                                       \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_swap_nbi)                                             \
   void shmem_##NAME##_atomic_swap_nbi(TYPE *fetch, TYPE *dest, TYPE value, int pe) {        \
-    shmem_ctx_##NAME##_atomic_swap_nbi(SHMEM_CTX_DEFAULT, fetch, dest, value, pe);          \
+    pshmem_ctx_##NAME##_atomic_swap_nbi(SHMEM_CTX_DEFAULT, fetch, dest, value, pe);         \
   }
 GEXS_AMO_EXT_TYPES(GEXS_DEF_AMO_EXT)
 
 /* FETCHING(NAME, op, GEXOP) and its plain-form wrapper, and the _nbi form;
  * NONFETCH(NAME, op, GEXOP) for the operations that return nothing. */
 #define GEXS_FETCH2(TYPE, NAME, OPNAME, GEXOP)                                              \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_##OPNAME)                                          \
   TYPE shmem_ctx_##NAME##_atomic_##OPNAME(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe) { \
     FETCH_OP(TYPE, "shmem_" #NAME "_atomic_" #OPNAME, ctx, dest, pe, GEXOP, value, 0);      \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_##OPNAME)                                             \
   TYPE shmem_##NAME##_atomic_##OPNAME(TYPE *dest, TYPE value, int pe) {                     \
-    return shmem_ctx_##NAME##_atomic_##OPNAME(SHMEM_CTX_DEFAULT, dest, value, pe);          \
+    return pshmem_ctx_##NAME##_atomic_##OPNAME(SHMEM_CTX_DEFAULT, dest, value, pe);         \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_##OPNAME##_nbi)                                   \
   void shmem_ctx_##NAME##_atomic_##OPNAME##_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest,   \
                                                 TYPE value, int pe) {                       \
     NBI_OP(TYPE, "shmem_" #NAME "_atomic_" #OPNAME "_nbi", ctx, fetch, dest, pe, GEXOP,     \
            value, 0);                                                                       \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_##OPNAME##_nbi)                                       \
   void shmem_##NAME##_atomic_##OPNAME##_nbi(TYPE *fetch, TYPE *dest, TYPE value, int pe) {  \
-    shmem_ctx_##NAME##_atomic_##OPNAME##_nbi(SHMEM_CTX_DEFAULT, fetch, dest, value, pe);    \
+    pshmem_ctx_##NAME##_atomic_##OPNAME##_nbi(SHMEM_CTX_DEFAULT, fetch, dest, value, pe);   \
   }
 #define GEXS_NONFETCH2(TYPE, NAME, OPNAME, GEXOP)                                           \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_##OPNAME)                                          \
   void shmem_ctx_##NAME##_atomic_##OPNAME(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe) { \
     NBI_OP(TYPE, "shmem_" #NAME "_atomic_" #OPNAME, ctx, NULL, dest, pe, GEXOP, value, 0);  \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_##OPNAME)                                             \
   void shmem_##NAME##_atomic_##OPNAME(TYPE *dest, TYPE value, int pe) {                     \
-    shmem_ctx_##NAME##_atomic_##OPNAME(SHMEM_CTX_DEFAULT, dest, value, pe);                 \
+    pshmem_ctx_##NAME##_atomic_##OPNAME(SHMEM_CTX_DEFAULT, dest, value, pe);                \
   }
 
 #define GEXS_DEF_AMO_STD(TYPE, NAME)                                                        \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_compare_swap)                                     \
   TYPE shmem_ctx_##NAME##_atomic_compare_swap(shmem_ctx_t ctx, TYPE *dest, TYPE cond,       \
                                               TYPE value, int pe) {                         \
     FETCH_OP(TYPE, "shmem_" #NAME "_atomic_compare_swap", ctx, dest, pe, GEX_OP_FCAS, cond, \
              value);                                                                        \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_compare_swap)                                         \
   TYPE shmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe) {      \
-    return shmem_ctx_##NAME##_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe); \
+    return pshmem_ctx_##NAME##_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe); \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_compare_swap_nbi)                                 \
   void shmem_ctx_##NAME##_atomic_compare_swap_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, \
                                                   TYPE cond, TYPE value, int pe) {          \
     NBI_OP(TYPE, "shmem_" #NAME "_atomic_compare_swap_nbi", ctx, fetch, dest, pe,           \
            GEX_OP_FCAS, cond, value);                                                       \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_compare_swap_nbi)                                     \
   void shmem_##NAME##_atomic_compare_swap_nbi(TYPE *fetch, TYPE *dest, TYPE cond,           \
                                               TYPE value, int pe) {                         \
-    shmem_ctx_##NAME##_atomic_compare_swap_nbi(SHMEM_CTX_DEFAULT, fetch, dest, cond, value, \
+    pshmem_ctx_##NAME##_atomic_compare_swap_nbi(SHMEM_CTX_DEFAULT, fetch, dest, cond, value, \
                                                pe);                                         \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_fetch_inc)                                        \
   TYPE shmem_ctx_##NAME##_atomic_fetch_inc(shmem_ctx_t ctx, TYPE *dest, int pe) {           \
     FETCH_OP(TYPE, "shmem_" #NAME "_atomic_fetch_inc", ctx, dest, pe, GEX_OP_FINC, 0, 0);   \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_fetch_inc)                                            \
   TYPE shmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe) {                                \
-    return shmem_ctx_##NAME##_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);                \
+    return pshmem_ctx_##NAME##_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);               \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_fetch_inc_nbi)                                    \
   void shmem_ctx_##NAME##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest,    \
                                                int pe) {                                    \
     NBI_OP(TYPE, "shmem_" #NAME "_atomic_fetch_inc_nbi", ctx, fetch, dest, pe, GEX_OP_FINC, \
            0, 0);                                                                           \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_fetch_inc_nbi)                                        \
   void shmem_##NAME##_atomic_fetch_inc_nbi(TYPE *fetch, TYPE *dest, int pe) {               \
-    shmem_ctx_##NAME##_atomic_fetch_inc_nbi(SHMEM_CTX_DEFAULT, fetch, dest, pe);            \
+    pshmem_ctx_##NAME##_atomic_fetch_inc_nbi(SHMEM_CTX_DEFAULT, fetch, dest, pe);           \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_atomic_inc)                                              \
   void shmem_ctx_##NAME##_atomic_inc(shmem_ctx_t ctx, TYPE *dest, int pe) {                 \
     NBI_OP(TYPE, "shmem_" #NAME "_atomic_inc", ctx, NULL, dest, pe, GEX_OP_INC, 0, 0);      \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_atomic_inc)                                                  \
   void shmem_##NAME##_atomic_inc(TYPE *dest, int pe) {                                      \
-    shmem_ctx_##NAME##_atomic_inc(SHMEM_CTX_DEFAULT, dest, pe);                             \
+    pshmem_ctx_##NAME##_atomic_inc(SHMEM_CTX_DEFAULT, dest, pe);                            \
   }                                                                                         \
   GEXS_FETCH2(TYPE, NAME, fetch_add, GEX_OP_FADD)                                           \
   GEXS_NONFETCH2(TYPE, NAME, add, GEX_OP_ADD)
@@ -319,28 +345,36 @@ GEXS_AMO_BIT_TYPES(GEXS_DEF_AMO_BIT)
 
 /* ---- the OpenSHMEM 1.3 names ---- */
 #define GEXS_DEF_AMO_OLD(TYPE, NAME)                                                        \
+  GEXS_PROFILED(shmem_##NAME##_fetch)                                                       \
   TYPE shmem_##NAME##_fetch(const TYPE *source, int pe) {                                   \
-    return shmem_##NAME##_atomic_fetch(source, pe);                                         \
+    return pshmem_##NAME##_atomic_fetch(source, pe);                                        \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_set)                                                         \
   void shmem_##NAME##_set(TYPE *dest, TYPE value, int pe) {                                 \
-    shmem_##NAME##_atomic_set(dest, value, pe);                                             \
+    pshmem_##NAME##_atomic_set(dest, value, pe);                                            \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_swap)                                                        \
   TYPE shmem_##NAME##_swap(TYPE *dest, TYPE value, int pe) {                                \
-    return shmem_##NAME##_atomic_swap(dest, value, pe);                                     \
+    return pshmem_##NAME##_atomic_swap(dest, value, pe);                                    \
   }
 #define GEXS_DEF_AMO_OLD_INT(TYPE, NAME)                                                    \
+  GEXS_PROFILED(shmem_##NAME##_cswap)                                                       \
   TYPE shmem_##NAME##_cswap(TYPE *dest, TYPE cond, TYPE value, int pe) {                    \
-    return shmem_##NAME##_atomic_compare_swap(dest, cond, value, pe);                       \
+    return pshmem_##NAME##_atomic_compare_swap(dest, cond, value, pe);                      \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_finc)                                                        \
   TYPE shmem_##NAME##_finc(TYPE *dest, int pe) {                                            \
-    return shmem_##NAME##_atomic_fetch_inc(dest, pe);                                       \
+    return pshmem_##NAME##_atomic_fetch_inc(dest, pe);                                      \
   }                                                                                         \
-  void shmem_##NAME##_inc(TYPE *dest, int pe) { shmem_##NAME##_atomic_inc(dest, pe); }      \
+  GEXS_PROFILED(shmem_##NAME##_inc)                                                         \
+  void shmem_##NAME##_inc(TYPE *dest, int pe) { pshmem_##NAME##_atomic_inc(dest, pe); }     \
+  GEXS_PROFILED(shmem_##NAME##_fadd)                                                        \
   TYPE shmem_##NAME##_fadd(TYPE *dest, TYPE value, int pe) {                                \
-    return shmem_##NAME##_atomic_fetch_add(dest, value, pe);                                \
+    return pshmem_##NAME##_atomic_fetch_add(dest, value, pe);                               \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_add)                                                         \
   void shmem_##NAME##_add(TYPE *dest, TYPE value, int pe) {                                 \
-    shmem_##NAME##_atomic_add(dest, value, pe);                                             \
+    pshmem_##NAME##_atomic_add(dest, value, pe);                                            \
   }
 GEXS_OLD_AMO_TYPES(GEXS_DEF_AMO_OLD)
 GEXS_OLD_AMO_INT_TYPES(GEXS_DEF_AMO_OLD_INT)

@@ -17,6 +17,7 @@ static struct gexs_team *team_or_null(shmem_team_t team) {
 }
 static int world_of(struct gexs_team *t, int pe) { return t->world_pe ? t->world_pe[pe] : pe; }
 
+GEXS_PROFILED(shmem_team_sync)
 int shmem_team_sync(shmem_team_t team) {
   GEXS_NEED_INIT("shmem_team_sync");
   struct gexs_team *t = team_or_null(team);
@@ -25,6 +26,7 @@ int shmem_team_sync(shmem_team_t team) {
   return 0;
 }
 
+GEXS_PROFILED(shmem_broadcastmem)
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
                        int PE_root) {
   GEXS_NEED_INIT("shmem_broadcast");
@@ -38,6 +40,7 @@ int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t
   return 0;
 }
 
+GEXS_PROFILED(shmem_fcollectmem)
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
   GEXS_NEED_INIT("shmem_fcollect");
   struct gexs_team *t = team_or_null(team);
@@ -51,6 +54,7 @@ int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t 
   return 0;
 }
 
+GEXS_PROFILED(shmem_collectmem)
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
   GEXS_NEED_INIT("shmem_collect");
   struct gexs_team *t = team_or_null(team);
@@ -98,32 +102,39 @@ static int alltoalls(const char *call, shmem_team_t team, void *dest, const void
   return 0;
 }
 
+GEXS_PROFILED(shmem_alltoallmem)
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems) {
   return alltoalls("shmem_alltoall", team, dest, source, 1, 1, nelems, 1);
 }
+GEXS_PROFILED(shmem_alltoallsmem)
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
                        ptrdiff_t sst, size_t nelems) {
   return alltoalls("shmem_alltoalls", team, dest, source, dst, sst, nelems, 1);
 }
 
 #define GEXS_DEF_COLL(TYPE, NAME)                                                         \
+  GEXS_PROFILED(shmem_##NAME##_broadcast)                                                 \
   int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *dest, const TYPE *source,         \
                                size_t nelems, int PE_root) {                              \
-    return shmem_broadcastmem(team, dest, source, nelems * sizeof(TYPE), PE_root);        \
+    return pshmem_broadcastmem(team, dest, source, nelems * sizeof(TYPE), PE_root);       \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_collect)                                                   \
   int shmem_##NAME##_collect(shmem_team_t team, TYPE *dest, const TYPE *source,           \
                              size_t nelems) {                                             \
-    return shmem_collectmem(team, dest, source, nelems * sizeof(TYPE));                   \
+    return pshmem_collectmem(team, dest, source, nelems * sizeof(TYPE));                  \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_fcollect)                                                  \
   int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source,          \
                               size_t nelems) {                                            \
-    return shmem_fcollectmem(team, dest, source, nelems * sizeof(TYPE));                  \
+    return pshmem_fcollectmem(team, dest, source, nelems * sizeof(TYPE));                 \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_alltoall)                                                  \
   int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source,          \
                               size_t nelems) {                                            \
     return alltoalls("shmem_" #NAME "_alltoall", team, dest, source, 1, 1, nelems,        \
                      sizeof(TYPE));                                                       \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_alltoalls)                                                 \
   int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *dest, const TYPE *source,         \
                                ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {             \
     return alltoalls("shmem_" #NAME "_alltoalls", team, dest, source, dst, sst, nelems,   \
@@ -176,6 +187,7 @@ static int reduce(const char *call, shmem_team_t team, void *dest, const void *s
   }
 #define GEXS_DEF_REDUCE(TYPE, NAME, OP, DT, GEXOP, EXPR)                                  \
   RED_FN(TYPE, NAME, OP, EXPR)                                                            \
+  GEXS_PROFILED(shmem_##NAME##_##OP##_reduce)                                             \
   int shmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE *dest, const TYPE *source,     \
                                    size_t nreduce) {                                      \
     return reduce("shmem_" #NAME "_" #OP "_reduce", team, dest, source, nreduce,          \

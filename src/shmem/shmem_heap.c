@@ -218,63 +218,73 @@ static int heap_resize(size_t i, size_t size) {
   return 1;
 }
 
+GEXS_PROFILED(shmem_align)
 void *shmem_align(size_t alignment, size_t size) {
   GEXS_NEED_INIT("shmem_align");
   if (alignment == 0 || (alignment & (alignment - 1)))
     gexs_fatal("shmem_align", "alignment %zu is not a power of two", alignment);
   if (size == 0) return NULL;
   void *p = heap_alloc(alignment < GEXS_ALIGN ? GEXS_ALIGN : alignment, size);
-  shmem_barrier_all();
+  pshmem_barrier_all();
   return p;
 }
 
-void *shmem_malloc(size_t size) { return shmem_align(GEXS_ALIGN, size); }
+GEXS_PROFILED(shmem_malloc)
+void *shmem_malloc(size_t size) { return pshmem_align(GEXS_ALIGN, size); }
 
+GEXS_PROFILED(shmem_malloc_with_hints)
 void *shmem_malloc_with_hints(size_t size, long hints) {
   (void)hints; /* every block serves atomics and signals alike */
-  return shmem_align(GEXS_ALIGN, size);
+  return pshmem_align(GEXS_ALIGN, size);
 }
 
+GEXS_PROFILED(shmem_calloc)
 void *shmem_calloc(size_t count, size_t size) {
   GEXS_NEED_INIT("shmem_calloc");
   if (count == 0 || size == 0) return NULL;
   if (size > SIZE_MAX / count) {
-    shmem_barrier_all();
+    pshmem_barrier_all();
     return NULL;
   }
   void *p = heap_alloc(GEXS_ALIGN, count * size);
   if (p) memset(p, 0, count * size);
-  shmem_barrier_all();
+  pshmem_barrier_all();
   return p;
 }
 
+GEXS_PROFILED(shmem_free)
 void shmem_free(void *ptr) {
   GEXS_NEED_INIT("shmem_free");
   if (!ptr) return;
-  shmem_barrier_all();
+  pshmem_barrier_all();
   heap_free(find_block("shmem_free", ptr));
 }
 
+GEXS_PROFILED(shmem_realloc)
 void *shmem_realloc(void *ptr, size_t size) {
   GEXS_NEED_INIT("shmem_realloc");
-  if (!ptr) return shmem_malloc(size);
+  if (!ptr) return pshmem_malloc(size);
   if (size == 0) {
-    shmem_free(ptr);
+    pshmem_free(ptr);
     return NULL;
   }
   size_t i = find_block("shmem_realloc", ptr);
   size_t old = gexs.blocks[i].size;
-  shmem_barrier_all(); /* no PE still writes the old block */
+  pshmem_barrier_all(); /* no PE still writes the old block */
   void *p = heap_resize(i, size) ? ptr : heap_alloc(GEXS_ALIGN, size);
   if (p && p != ptr) {
     memcpy(p, ptr, old < size ? old : size);
     heap_free(find_block("shmem_realloc", ptr));
   }
-  shmem_barrier_all();
+  pshmem_barrier_all();
   return p;
 }
 
-void *shmalloc(size_t size) { return shmem_malloc(size); }
-void *shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }
-void *shrealloc(void *ptr, size_t size) { return shmem_realloc(ptr, size); }
-void shfree(void *ptr) { shmem_free(ptr); }
+GEXS_PROFILED(shmalloc)
+void *shmalloc(size_t size) { return pshmem_malloc(size); }
+GEXS_PROFILED(shmemalign)
+void *shmemalign(size_t alignment, size_t size) { return pshmem_align(alignment, size); }
+GEXS_PROFILED(shrealloc)
+void *shrealloc(void *ptr, size_t size) { return pshmem_realloc(ptr, size); }
+GEXS_PROFILED(shfree)
+void shfree(void *ptr) { pshmem_free(ptr); }

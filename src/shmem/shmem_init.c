@@ -149,6 +149,7 @@ static void print_info(void) {
   fflush(stdout);
 }
 
+GEXS_PROFILED(shmem_init_thread)
 int shmem_init_thread(int requested, int *provided) {
   if (gexs.initialized) {
     if (provided) *provided = gexs.thread_level;
@@ -205,18 +206,22 @@ int shmem_init_thread(int requested, int *provided) {
   return 0;
 }
 
+GEXS_PROFILED(shmem_init)
 void shmem_init(void) {
   int provided;
-  (void)shmem_init_thread(SHMEM_THREAD_SINGLE, &provided);
+  (void)pshmem_init_thread(SHMEM_THREAD_SINGLE, &provided);
 }
 
+GEXS_PROFILED(start_pes)
 void start_pes(int npes) {
   (void)npes;
-  shmem_init();
+  pshmem_init();
 }
 
+GEXS_PROFILED(shmem_query_initialized)
 int shmem_query_initialized(void) { return gexs.initialized && !gexs.finalized; }
 
+GEXS_PROFILED(shmem_finalize)
 void shmem_finalize(void) {
   if (!gexs.initialized || gexs.finalized) return;
   gexs_quiet_all();
@@ -233,6 +238,7 @@ void shmem_finalize(void) {
   gexs.finalized = 1;
 }
 
+GEXS_PROFILED(shmem_global_exit)
 void shmem_global_exit(int status) {
   fflush(stdout);
   fflush(stderr);
@@ -240,57 +246,69 @@ void shmem_global_exit(int status) {
   exit(status);
 }
 
+GEXS_PROFILED(shmem_query_thread)
 int shmem_query_thread(int *provided) {
   GEXS_NEED_INIT("shmem_query_thread");
   if (provided) *provided = gexs.thread_level;
   return 0;
 }
 
+GEXS_PROFILED(shmem_my_pe)
 int shmem_my_pe(void) {
   GEXS_NEED_INIT("shmem_my_pe");
   return gexs.me;
 }
+GEXS_PROFILED(shmem_n_pes)
 int shmem_n_pes(void) {
   GEXS_NEED_INIT("shmem_n_pes");
   return gexs.npes;
 }
-int _my_pe(void) { return shmem_my_pe(); }
-int _num_pes(void) { return shmem_n_pes(); }
+GEXS_PROFILED(_my_pe)
+int _my_pe(void) { return pshmem_my_pe(); }
+GEXS_PROFILED(_num_pes)
+int _num_pes(void) { return pshmem_n_pes(); }
 
+GEXS_PROFILED(shmem_pe_accessible)
 int shmem_pe_accessible(int pe) {
   GEXS_NEED_INIT("shmem_pe_accessible");
   return pe >= 0 && pe < gexs.npes;
 }
 
+GEXS_PROFILED(shmem_addr_accessible)
 int shmem_addr_accessible(const void *addr, int pe) {
   GEXS_NEED_INIT("shmem_addr_accessible");
   if (pe < 0 || pe >= gexs.npes) return 0;
   return gexs_in_heap(addr, 1) || in_data(addr, 1);
 }
 
+GEXS_PROFILED(shmem_ptr)
 void *shmem_ptr(const void *dest, int pe) {
   GEXS_NEED_INIT("shmem_ptr");
   if (pe < 0 || pe >= gexs.npes) return NULL;
-  if (pe == gexs.me) return shmem_addr_accessible(dest, pe) ? (void *)dest : NULL;
+  if (pe == gexs.me) return pshmem_addr_accessible(dest, pe) ? (void *)dest : NULL;
   if (!gexs_in_heap(dest, 1) || !gexs.heap_local[pe]) return NULL;
   return gexs.heap_local[pe] + ((const char *)dest - gexs.heap);
 }
 
+GEXS_PROFILED(shmem_team_ptr)
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe) {
   GEXS_NEED_INIT("shmem_team_ptr");
   if (team == SHMEM_TEAM_INVALID) return NULL;
   struct gexs_team *t = gexs_team_of(team);
   if (pe < 0 || pe >= t->n_pes) return NULL;
-  return shmem_ptr(dest, t->world_pe ? t->world_pe[pe] : pe);
+  return pshmem_ptr(dest, t->world_pe ? t->world_pe[pe] : pe);
 }
 
+GEXS_PROFILED(shmem_pcontrol)
 void shmem_pcontrol(const int level, ...) { (void)level; }
 
+GEXS_PROFILED(shmem_info_get_version)
 void shmem_info_get_version(int *major, int *minor) {
   if (major) *major = SHMEM_MAJOR_VERSION;
   if (minor) *minor = SHMEM_MINOR_VERSION;
 }
 
+GEXS_PROFILED(shmem_info_get_name)
 void shmem_info_get_name(char *name) {
   if (name) {
     strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);

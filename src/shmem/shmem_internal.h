@@ -23,7 +23,7 @@
 #include <gasnet_coll.h>
 #include <gasnet_ratomic.h>
 #include <gasnet_vis.h>
-#include <shmem.h>
+#include <pshmem.h> /* <shmem.h>, and the pshmem_ names the library calls itself by */
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -109,6 +109,23 @@ void gexs_fatal(const char *call, const char *fmt, ...);
     if (__builtin_expect(!gexs.initialized || gexs.finalized, 0))               \
       gexs_fatal(call, "called %s shmem_init", gexs.finalized ? "after shmem_finalize" : "before"); \
   } while (0)
+
+/* ---- the profiling interface ---- */
+/* Placed before the definition of every call: the call's code is also
+ * pshmem_NAME, and NAME is only a weak name for it, so that a profiling
+ * library may define NAME itself and reach the library through pshmem_NAME,
+ * shared or static, without a clash (docs/openshmem.md, "Profiling").  The
+ * library calls itself by the pshmem_ names only, so that such a library
+ * sees the program's calls and no others.  tests/shmem/profiling_symbols.sh
+ * checks that every call has both names. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define GEXS_ALIAS_OF(NAME) __attribute__((alias(#NAME), copy(NAME))) /* noreturn too */
+#else
+#define GEXS_ALIAS_OF(NAME) __attribute__((alias(#NAME)))
+#endif
+#define GEXS_PROFILED(NAME)                                                     \
+  extern __typeof__(NAME) NAME __attribute__((weak));                           \
+  extern __typeof__(NAME) p##NAME GEXS_ALIAS_OF(NAME);
 
 /* ---- handles ---- */
 static inline struct gexs_team *gexs_team_of(shmem_team_t t) {

@@ -104,74 +104,91 @@ static void put_signal(const char *call, void *dest, const void *src, size_t n,
 
 /* ---- typed ---- */
 #define GEXS_DEF_RMA(TYPE, NAME)                                                            \
+  GEXS_PROFILED(shmem_ctx_##NAME##_put)                                                     \
   void shmem_ctx_##NAME##_put(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,              \
                               size_t nelems, int pe) {                                      \
     const char *c = "shmem_" #NAME "_put";                                                  \
     gexs_put(c, dest, source, nelems * sizeof(TYPE), GEXS_PE(c, ctx, pe), 0);               \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_put)                                                         \
   void shmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems, int pe) {          \
-    shmem_ctx_##NAME##_put(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);                    \
+    pshmem_ctx_##NAME##_put(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);                   \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_put_nbi)                                                 \
   void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,          \
                                   size_t nelems, int pe) {                                  \
     const char *c = "shmem_" #NAME "_put_nbi";                                              \
     gexs_put(c, dest, source, nelems * sizeof(TYPE), GEXS_PE(c, ctx, pe), 1);               \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_put_nbi)                                                     \
   void shmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) {      \
-    shmem_ctx_##NAME##_put_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);                \
+    pshmem_ctx_##NAME##_put_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);               \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_get)                                                     \
   void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,              \
                               size_t nelems, int pe) {                                      \
     const char *c = "shmem_" #NAME "_get";                                                  \
     gexs_get(c, dest, source, nelems * sizeof(TYPE), GEXS_PE(c, ctx, pe), 0);               \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_get)                                                         \
   void shmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems, int pe) {          \
-    shmem_ctx_##NAME##_get(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);                    \
+    pshmem_ctx_##NAME##_get(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);                   \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_get_nbi)                                                 \
   void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,          \
                                   size_t nelems, int pe) {                                  \
     const char *c = "shmem_" #NAME "_get_nbi";                                              \
     gexs_get(c, dest, source, nelems * sizeof(TYPE), GEXS_PE(c, ctx, pe), 1);               \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_get_nbi)                                                     \
   void shmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems, int pe) {      \
-    shmem_ctx_##NAME##_get_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);                \
+    pshmem_ctx_##NAME##_get_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);               \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_p)                                                       \
   void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe) {              \
     const char *c = "shmem_" #NAME "_p";                                                    \
     gexs_put(c, dest, &value, sizeof(TYPE), GEXS_PE(c, ctx, pe), 0);                        \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_p)                                                           \
   void shmem_##NAME##_p(TYPE *dest, TYPE value, int pe) {                                   \
-    shmem_ctx_##NAME##_p(SHMEM_CTX_DEFAULT, dest, value, pe);                               \
+    pshmem_ctx_##NAME##_p(SHMEM_CTX_DEFAULT, dest, value, pe);                              \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_g)                                                       \
   TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE *source, int pe) {                  \
     const char *c = "shmem_" #NAME "_g";                                                    \
     TYPE v;                                                                                 \
     gexs_get(c, &v, source, sizeof(TYPE), GEXS_PE(c, ctx, pe), 0);                          \
     return v;                                                                               \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_g)                                                           \
   TYPE shmem_##NAME##_g(const TYPE *source, int pe) {                                       \
-    return shmem_ctx_##NAME##_g(SHMEM_CTX_DEFAULT, source, pe);                             \
+    return pshmem_ctx_##NAME##_g(SHMEM_CTX_DEFAULT, source, pe);                            \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_iput)                                                    \
   void shmem_ctx_##NAME##_iput(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,             \
                                ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {       \
     const char *c = "shmem_" #NAME "_iput";                                                 \
     iput(c, (char *)dest, (const char *)source, dst, sst, nelems, sizeof(TYPE),             \
          GEXS_PE(c, ctx, pe));                                                              \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_iput)                                                        \
   void shmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,    \
                            size_t nelems, int pe) {                                         \
-    shmem_ctx_##NAME##_iput(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe);         \
+    pshmem_ctx_##NAME##_iput(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe);        \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_iget)                                                    \
   void shmem_ctx_##NAME##_iget(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,             \
                                ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {       \
     const char *c = "shmem_" #NAME "_iget";                                                 \
     iget(c, (char *)dest, (const char *)source, dst, sst, nelems, sizeof(TYPE),             \
          GEXS_PE(c, ctx, pe));                                                              \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_iget)                                                        \
   void shmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,    \
                            size_t nelems, int pe) {                                         \
-    shmem_ctx_##NAME##_iget(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe);         \
+    pshmem_ctx_##NAME##_iget(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe);        \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_put_signal)                                              \
   void shmem_ctx_##NAME##_put_signal(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,       \
                                      size_t nelems, uint64_t *sig_addr, uint64_t signal,    \
                                      int sig_op, int pe) {                                  \
@@ -179,11 +196,13 @@ static void put_signal(const char *call, void *dest, const void *src, size_t n,
     put_signal(c, dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op,            \
                GEXS_PE(c, ctx, pe));                                                        \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_put_signal)                                                  \
   void shmem_##NAME##_put_signal(TYPE *dest, const TYPE *source, size_t nelems,             \
                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
-    shmem_ctx_##NAME##_put_signal(SHMEM_CTX_DEFAULT, dest, source, nelems, sig_addr,        \
+    pshmem_ctx_##NAME##_put_signal(SHMEM_CTX_DEFAULT, dest, source, nelems, sig_addr,       \
                                   signal, sig_op, pe);                                      \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_##NAME##_put_signal_nbi)                                          \
   void shmem_ctx_##NAME##_put_signal_nbi(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,   \
                                          size_t nelems, uint64_t *sig_addr,                 \
                                          uint64_t signal, int sig_op, int pe) {             \
@@ -191,48 +210,58 @@ static void put_signal(const char *call, void *dest, const void *src, size_t n,
     put_signal(c, dest, source, nelems * sizeof(TYPE), sig_addr, signal, sig_op,            \
                GEXS_PE(c, ctx, pe));                                                        \
   }                                                                                         \
+  GEXS_PROFILED(shmem_##NAME##_put_signal_nbi)                                              \
   void shmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source, size_t nelems,         \
                                      uint64_t *sig_addr, uint64_t signal, int sig_op,       \
                                      int pe) {                                              \
-    shmem_ctx_##NAME##_put_signal_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, sig_addr,    \
+    pshmem_ctx_##NAME##_put_signal_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, sig_addr,   \
                                       signal, sig_op, pe);                                  \
   }
 GEXS_RMA_TYPES(GEXS_DEF_RMA)
 
 /* ---- sized and mem: the same calls on bytes ---- */
 #define GEXS_DEF_BYTES(SUFFIX, BYTES)                                                       \
+  GEXS_PROFILED(shmem_ctx_put##SUFFIX)                                                      \
   void shmem_ctx_put##SUFFIX(shmem_ctx_t ctx, void *dest, const void *source,               \
                              size_t nelems, int pe) {                                       \
     const char *c = "shmem_put" #SUFFIX;                                                    \
     gexs_put(c, dest, source, nelems * (BYTES), GEXS_PE(c, ctx, pe), 0);                    \
   }                                                                                         \
+  GEXS_PROFILED(shmem_put##SUFFIX)                                                          \
   void shmem_put##SUFFIX(void *dest, const void *source, size_t nelems, int pe) {           \
-    shmem_ctx_put##SUFFIX(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);                     \
+    pshmem_ctx_put##SUFFIX(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);                    \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_put##SUFFIX##_nbi)                                                \
   void shmem_ctx_put##SUFFIX##_nbi(shmem_ctx_t ctx, void *dest, const void *source,         \
                                    size_t nelems, int pe) {                                 \
     const char *c = "shmem_put" #SUFFIX "_nbi";                                             \
     gexs_put(c, dest, source, nelems * (BYTES), GEXS_PE(c, ctx, pe), 1);                    \
   }                                                                                         \
+  GEXS_PROFILED(shmem_put##SUFFIX##_nbi)                                                    \
   void shmem_put##SUFFIX##_nbi(void *dest, const void *source, size_t nelems, int pe) {     \
-    shmem_ctx_put##SUFFIX##_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);               \
+    pshmem_ctx_put##SUFFIX##_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);              \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_get##SUFFIX)                                                      \
   void shmem_ctx_get##SUFFIX(shmem_ctx_t ctx, void *dest, const void *source,               \
                              size_t nelems, int pe) {                                       \
     const char *c = "shmem_get" #SUFFIX;                                                    \
     gexs_get(c, dest, source, nelems * (BYTES), GEXS_PE(c, ctx, pe), 0);                    \
   }                                                                                         \
+  GEXS_PROFILED(shmem_get##SUFFIX)                                                          \
   void shmem_get##SUFFIX(void *dest, const void *source, size_t nelems, int pe) {           \
-    shmem_ctx_get##SUFFIX(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);                     \
+    pshmem_ctx_get##SUFFIX(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);                    \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_get##SUFFIX##_nbi)                                                \
   void shmem_ctx_get##SUFFIX##_nbi(shmem_ctx_t ctx, void *dest, const void *source,         \
                                    size_t nelems, int pe) {                                 \
     const char *c = "shmem_get" #SUFFIX "_nbi";                                             \
     gexs_get(c, dest, source, nelems * (BYTES), GEXS_PE(c, ctx, pe), 1);                    \
   }                                                                                         \
+  GEXS_PROFILED(shmem_get##SUFFIX##_nbi)                                                    \
   void shmem_get##SUFFIX##_nbi(void *dest, const void *source, size_t nelems, int pe) {     \
-    shmem_ctx_get##SUFFIX##_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);               \
+    pshmem_ctx_get##SUFFIX##_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, pe);              \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_put##SUFFIX##_signal)                                             \
   void shmem_ctx_put##SUFFIX##_signal(shmem_ctx_t ctx, void *dest, const void *source,      \
                                       size_t nelems, uint64_t *sig_addr, uint64_t signal,   \
                                       int sig_op, int pe) {                                 \
@@ -240,11 +269,13 @@ GEXS_RMA_TYPES(GEXS_DEF_RMA)
     put_signal(c, dest, source, nelems * (BYTES), sig_addr, signal, sig_op,                 \
                GEXS_PE(c, ctx, pe));                                                        \
   }                                                                                         \
+  GEXS_PROFILED(shmem_put##SUFFIX##_signal)                                                 \
   void shmem_put##SUFFIX##_signal(void *dest, const void *source, size_t nelems,            \
                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { \
-    shmem_ctx_put##SUFFIX##_signal(SHMEM_CTX_DEFAULT, dest, source, nelems, sig_addr,       \
+    pshmem_ctx_put##SUFFIX##_signal(SHMEM_CTX_DEFAULT, dest, source, nelems, sig_addr,      \
                                    signal, sig_op, pe);                                     \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_put##SUFFIX##_signal_nbi)                                         \
   void shmem_ctx_put##SUFFIX##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,  \
                                           size_t nelems, uint64_t *sig_addr,                \
                                           uint64_t signal, int sig_op, int pe) {            \
@@ -252,31 +283,36 @@ GEXS_RMA_TYPES(GEXS_DEF_RMA)
     put_signal(c, dest, source, nelems * (BYTES), sig_addr, signal, sig_op,                 \
                GEXS_PE(c, ctx, pe));                                                        \
   }                                                                                         \
+  GEXS_PROFILED(shmem_put##SUFFIX##_signal_nbi)                                             \
   void shmem_put##SUFFIX##_signal_nbi(void *dest, const void *source, size_t nelems,        \
                                       uint64_t *sig_addr, uint64_t signal, int sig_op,      \
                                       int pe) {                                             \
-    shmem_ctx_put##SUFFIX##_signal_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, sig_addr,   \
+    pshmem_ctx_put##SUFFIX##_signal_nbi(SHMEM_CTX_DEFAULT, dest, source, nelems, sig_addr,  \
                                        signal, sig_op, pe);                                 \
   }
 #define GEXS_DEF_SIZED(BITS, BYTES)                                                         \
   GEXS_DEF_BYTES(BITS, BYTES)                                                               \
+  GEXS_PROFILED(shmem_ctx_iput##BITS)                                                       \
   void shmem_ctx_iput##BITS(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, \
                             ptrdiff_t sst, size_t nelems, int pe) {                         \
     const char *c = "shmem_iput" #BITS;                                                     \
     iput(c, dest, source, dst, sst, nelems, BYTES, GEXS_PE(c, ctx, pe));                    \
   }                                                                                         \
+  GEXS_PROFILED(shmem_iput##BITS)                                                           \
   void shmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,       \
                         size_t nelems, int pe) {                                            \
-    shmem_ctx_iput##BITS(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe);            \
+    pshmem_ctx_iput##BITS(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe);           \
   }                                                                                         \
+  GEXS_PROFILED(shmem_ctx_iget##BITS)                                                       \
   void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, \
                             ptrdiff_t sst, size_t nelems, int pe) {                         \
     const char *c = "shmem_iget" #BITS;                                                     \
     iget(c, dest, source, dst, sst, nelems, BYTES, GEXS_PE(c, ctx, pe));                    \
   }                                                                                         \
+  GEXS_PROFILED(shmem_iget##BITS)                                                           \
   void shmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,       \
                         size_t nelems, int pe) {                                            \
-    shmem_ctx_iget##BITS(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe);            \
+    pshmem_ctx_iget##BITS(SHMEM_CTX_DEFAULT, dest, source, dst, sst, nelems, pe);           \
   }
 GEXS_SIZED_TYPES(GEXS_DEF_SIZED)
 GEXS_DEF_BYTES(mem, 1)

@@ -19,24 +19,30 @@ void gexs_quiet_all(void) {
 
 /* libgex does not promise that two puts to one PE arrive in order, so a
  * fence is a quiet. */
+GEXS_PROFILED(shmem_ctx_fence)
 void shmem_ctx_fence(shmem_ctx_t ctx) {
   (void)ctx;
   GEXS_NEED_INIT("shmem_fence");
   gexs_quiet_all();
 }
-void shmem_fence(void) { shmem_ctx_fence(SHMEM_CTX_DEFAULT); }
+GEXS_PROFILED(shmem_fence)
+void shmem_fence(void) { pshmem_ctx_fence(SHMEM_CTX_DEFAULT); }
+GEXS_PROFILED(shmem_ctx_quiet)
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
   (void)ctx;
   GEXS_NEED_INIT("shmem_quiet");
   gexs_quiet_all();
 }
-void shmem_quiet(void) { shmem_ctx_quiet(SHMEM_CTX_DEFAULT); }
+GEXS_PROFILED(shmem_quiet)
+void shmem_quiet(void) { pshmem_ctx_quiet(SHMEM_CTX_DEFAULT); }
 
+GEXS_PROFILED(shmem_barrier_all)
 void shmem_barrier_all(void) {
   GEXS_NEED_INIT("shmem_barrier_all");
   gexs_quiet_all();
   gex_Event_Wait(gex_Coll_BarrierNB(gexs.world, 0));
 }
+GEXS_PROFILED(shmem_sync_all)
 void shmem_sync_all(void) {
   GEXS_NEED_INIT("shmem_sync_all");
   gex_Event_Wait(gex_Coll_BarrierNB(gexs.world, 0));
@@ -57,17 +63,20 @@ static void check_cmp(const char *call, int cmp) {
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 
 #define GEXS_DEF_P2P(TYPE, NAME)                                                          \
+  GEXS_PROFILED(shmem_##NAME##_test)                                                      \
   int shmem_##NAME##_test(TYPE *ivar, int cmp, TYPE v) {                                  \
     check_cmp("shmem_" #NAME "_test", cmp);                                               \
     gexs_poll();                                                                          \
     return CMP(cmp, LOAD(ivar), v);                                                       \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_wait_until)                                                \
   void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE v) {                           \
     check_cmp("shmem_" #NAME "_wait_until", cmp);                                         \
     GEXS_WAIT_WHILE(!CMP(cmp, LOAD(ivar), v));                                            \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_wait)                                                      \
   void shmem_##NAME##_wait(TYPE *ivar, TYPE v) {                                          \
-    shmem_##NAME##_wait_until(ivar, SHMEM_CMP_NE, v);                                     \
+    pshmem_##NAME##_wait_until(ivar, SHMEM_CMP_NE, v);                                    \
   }                                                                                       \
   /* Vector forms: vs[i] (vector) or *vs (one value for all: step 0). */                 \
   static int NAME##_all(TYPE *iv, size_t n, const int *st, int cmp, const TYPE *vs,       \
@@ -101,49 +110,58 @@ static void check_cmp(const char *call, int cmp) {
       if (!(st && st[i])) return 1;                                                       \
     return 0;                                                                             \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_test_all)                                                  \
   int shmem_##NAME##_test_all(TYPE *iv, size_t n, const int *st, int cmp, TYPE v) {       \
     check_cmp("shmem_" #NAME "_test_all", cmp);                                           \
     gexs_poll();                                                                          \
     return NAME##_all(iv, n, st, cmp, &v, 0);                                             \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_test_all_vector)                                           \
   int shmem_##NAME##_test_all_vector(TYPE *iv, size_t n, const int *st, int cmp,          \
                                      TYPE *vs) {                                          \
     check_cmp("shmem_" #NAME "_test_all_vector", cmp);                                    \
     gexs_poll();                                                                          \
     return NAME##_all(iv, n, st, cmp, vs, 1);                                             \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_test_any)                                                  \
   size_t shmem_##NAME##_test_any(TYPE *iv, size_t n, const int *st, int cmp, TYPE v) {    \
     check_cmp("shmem_" #NAME "_test_any", cmp);                                           \
     gexs_poll();                                                                          \
     return NAME##_any(iv, n, st, cmp, &v, 0);                                             \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_test_any_vector)                                           \
   size_t shmem_##NAME##_test_any_vector(TYPE *iv, size_t n, const int *st, int cmp,       \
                                         TYPE *vs) {                                       \
     check_cmp("shmem_" #NAME "_test_any_vector", cmp);                                    \
     gexs_poll();                                                                          \
     return NAME##_any(iv, n, st, cmp, vs, 1);                                             \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_test_some)                                                 \
   size_t shmem_##NAME##_test_some(TYPE *iv, size_t n, size_t *idx, const int *st,         \
                                   int cmp, TYPE v) {                                      \
     check_cmp("shmem_" #NAME "_test_some", cmp);                                          \
     gexs_poll();                                                                          \
     return NAME##_some(iv, n, idx, st, cmp, &v, 0);                                       \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_test_some_vector)                                          \
   size_t shmem_##NAME##_test_some_vector(TYPE *iv, size_t n, size_t *idx, const int *st,  \
                                          int cmp, TYPE *vs) {                             \
     check_cmp("shmem_" #NAME "_test_some_vector", cmp);                                   \
     gexs_poll();                                                                          \
     return NAME##_some(iv, n, idx, st, cmp, vs, 1);                                       \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_wait_until_all)                                             \
   void shmem_##NAME##_wait_until_all(TYPE *iv, size_t n, const int *st, int cmp, TYPE v) { \
     check_cmp("shmem_" #NAME "_wait_until_all", cmp);                                     \
     GEXS_WAIT_WHILE(!NAME##_all(iv, n, st, cmp, &v, 0));                                  \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_wait_until_all_vector)                                     \
   void shmem_##NAME##_wait_until_all_vector(TYPE *iv, size_t n, const int *st, int cmp,   \
                                             TYPE *vs) {                                   \
     check_cmp("shmem_" #NAME "_wait_until_all_vector", cmp);                              \
     GEXS_WAIT_WHILE(!NAME##_all(iv, n, st, cmp, vs, 1));                                  \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_wait_until_any)                                            \
   size_t shmem_##NAME##_wait_until_any(TYPE *iv, size_t n, const int *st, int cmp,        \
                                        TYPE v) {                                          \
     check_cmp("shmem_" #NAME "_wait_until_any", cmp);                                     \
@@ -152,6 +170,7 @@ static void check_cmp(const char *call, int cmp) {
     GEXS_WAIT_WHILE((i = NAME##_any(iv, n, st, cmp, &v, 0)) == SIZE_MAX);                 \
     return i;                                                                             \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_wait_until_any_vector)                                     \
   size_t shmem_##NAME##_wait_until_any_vector(TYPE *iv, size_t n, const int *st, int cmp, \
                                               TYPE *vs) {                                 \
     check_cmp("shmem_" #NAME "_wait_until_any_vector", cmp);                              \
@@ -160,6 +179,7 @@ static void check_cmp(const char *call, int cmp) {
     GEXS_WAIT_WHILE((i = NAME##_any(iv, n, st, cmp, vs, 1)) == SIZE_MAX);                 \
     return i;                                                                             \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_wait_until_some)                                           \
   size_t shmem_##NAME##_wait_until_some(TYPE *iv, size_t n, size_t *idx, const int *st,   \
                                         int cmp, TYPE v) {                                \
     check_cmp("shmem_" #NAME "_wait_until_some", cmp);                                    \
@@ -168,6 +188,7 @@ static void check_cmp(const char *call, int cmp) {
     GEXS_WAIT_WHILE((k = NAME##_some(iv, n, idx, st, cmp, &v, 0)) == 0);                  \
     return k;                                                                             \
   }                                                                                       \
+  GEXS_PROFILED(shmem_##NAME##_wait_until_some_vector)                                    \
   size_t shmem_##NAME##_wait_until_some_vector(TYPE *iv, size_t n, size_t *idx,           \
                                                const int *st, int cmp, TYPE *vs) {        \
     check_cmp("shmem_" #NAME "_wait_until_some_vector", cmp);                             \
@@ -180,17 +201,21 @@ GEXS_P2P_TYPES(GEXS_DEF_P2P)
 
 /* The OpenSHMEM 1.3 names on long (the parentheses keep the C11 generic
  * macros of the same names out). */
+GEXS_PROFILED(shmem_wait_until)
 void(shmem_wait_until)(long *ivar, int cmp, long cmp_value) {
-  shmem_long_wait_until(ivar, cmp, cmp_value);
+  pshmem_long_wait_until(ivar, cmp, cmp_value);
 }
-void(shmem_wait)(long *ivar, long cmp_value) { shmem_long_wait(ivar, cmp_value); }
+GEXS_PROFILED(shmem_wait)
+void(shmem_wait)(long *ivar, long cmp_value) { pshmem_long_wait(ivar, cmp_value); }
 
 /* ---- signals ---- */
+GEXS_PROFILED(shmem_signal_fetch)
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
   gexs_poll(); /* a loop of fetches waits for signals from other hosts */
   return LOAD(sig_addr);
 }
 
+GEXS_PROFILED(shmem_signal_wait_until)
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
   check_cmp("shmem_signal_wait_until", cmp);
   uint64_t v;
@@ -201,19 +226,22 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
 /* ---- distributed locks: the lock word of PE 0 holds 0 (free) or the
  * holder's PE + 1; taking it is a compare-and-swap there. ---- */
 static long lock_cswap(long *lock, long cond, long value) {
-  return shmem_long_atomic_compare_swap(lock, cond, value, 0);
+  return pshmem_long_atomic_compare_swap(lock, cond, value, 0);
 }
 
+GEXS_PROFILED(shmem_set_lock)
 void shmem_set_lock(long *lock) {
   GEXS_NEED_INIT("shmem_set_lock");
   while (lock_cswap(lock, 0, (long)gexs.me + 1) != 0) gexs_poll();
 }
 
+GEXS_PROFILED(shmem_test_lock)
 int shmem_test_lock(long *lock) {
   GEXS_NEED_INIT("shmem_test_lock");
   return lock_cswap(lock, 0, (long)gexs.me + 1) != 0;
 }
 
+GEXS_PROFILED(shmem_clear_lock)
 void shmem_clear_lock(long *lock) {
   GEXS_NEED_INIT("shmem_clear_lock");
   gexs_quiet_all();

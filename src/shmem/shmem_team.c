@@ -71,14 +71,17 @@ void gexs_team_barrier(struct gexs_team *t) {
 }
 
 /* ---- queries ---- */
+GEXS_PROFILED(shmem_team_my_pe)
 int shmem_team_my_pe(shmem_team_t team) {
   GEXS_NEED_INIT("shmem_team_my_pe");
   return team == SHMEM_TEAM_INVALID ? -1 : gexs_team_of(team)->my_pe;
 }
+GEXS_PROFILED(shmem_team_n_pes)
 int shmem_team_n_pes(shmem_team_t team) {
   GEXS_NEED_INIT("shmem_team_n_pes");
   return team == SHMEM_TEAM_INVALID ? -1 : gexs_team_of(team)->n_pes;
 }
+GEXS_PROFILED(shmem_team_get_config)
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config) {
   GEXS_NEED_INIT("shmem_team_get_config");
   if (team == SHMEM_TEAM_INVALID || !config) return -1;
@@ -86,6 +89,7 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
     config->num_contexts = gexs_team_of(team)->config.num_contexts;
   return 0;
 }
+GEXS_PROFILED(shmem_team_translate_pe)
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team) {
   GEXS_NEED_INIT("shmem_team_translate_pe");
   if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID) return -1;
@@ -133,6 +137,7 @@ static int new_team(const char *call, struct gexs_team *parent, int color, int k
   return 0;
 }
 
+GEXS_PROFILED(shmem_team_split_strided)
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask,
                              shmem_team_t *new_team_p) {
@@ -156,6 +161,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
   return new_team(call, p, color, key, config, config_mask, new_team_p);
 }
 
+GEXS_PROFILED(shmem_team_split_2d)
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         const shmem_team_config_t *xaxis_config, long xaxis_mask,
                         shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
@@ -171,13 +177,14 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
   if (new_team(call, p, me / xrange, me % xrange, xaxis_config, xaxis_mask, xaxis_team))
     return -1;
   if (new_team(call, p, me % xrange, me / xrange, yaxis_config, yaxis_mask, yaxis_team)) {
-    shmem_team_destroy(*xaxis_team); /* both or neither */
+    pshmem_team_destroy(*xaxis_team); /* both or neither */
     *xaxis_team = SHMEM_TEAM_INVALID;
     return -1;
   }
   return 0;
 }
 
+GEXS_PROFILED(shmem_team_destroy)
 void shmem_team_destroy(shmem_team_t team) {
   GEXS_NEED_INIT("shmem_team_destroy");
   if (team == SHMEM_TEAM_INVALID || team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED)
@@ -190,6 +197,7 @@ void shmem_team_destroy(shmem_team_t team) {
 }
 
 /* ---- contexts ---- */
+GEXS_PROFILED(shmem_team_create_ctx)
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
   GEXS_NEED_INIT("shmem_team_create_ctx");
   if (!ctx) return -1;
@@ -203,10 +211,12 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
   return 0;
 }
 
+GEXS_PROFILED(shmem_ctx_create)
 int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
-  return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
+  return pshmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
 }
 
+GEXS_PROFILED(shmem_ctx_destroy)
 void shmem_ctx_destroy(shmem_ctx_t ctx) {
   GEXS_NEED_INIT("shmem_ctx_destroy");
   if (ctx == SHMEM_CTX_INVALID || ctx == SHMEM_CTX_DEFAULT) return;
@@ -214,6 +224,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
   free(gexs_ctx_of(ctx));
 }
 
+GEXS_PROFILED(shmem_ctx_get_team)
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team) {
   GEXS_NEED_INIT("shmem_ctx_get_team");
   if (!team) return -1;

@@ -204,9 +204,9 @@ SHMEM
 "$prefix/bin/oshcc" -std=c11 -Wall -Wextra -Werror -o "$work/shmem-c" "$work/shmem_client.c" ||
   fail "oshcc of an OpenSHMEM program"
 # the extensions header and the deprecated locations compile
-printf '#include <shmemx.h>\n#include <mpp/shmem.h>\n#include <mpp/shmemx.h>\nint main(void) { shmem_init(); shmem_finalize(); return 0; }\n' >"$work/shmem_hdrs.c"
+printf '#include <shmemx.h>\n#include <mpp/shmem.h>\n#include <mpp/shmemx.h>\n#include <pshmem.h>\nint main(void) { shmem_init(); pshmem_barrier_all(); shmem_finalize(); return 0; }\n' >"$work/shmem_hdrs.c"
 "$prefix/bin/oshcc" -std=c11 -Wall -Wextra -Werror -o "$work/shmem-hdrs" "$work/shmem_hdrs.c" ||
-  fail "oshcc with shmemx.h, mpp/shmem.h and mpp/shmemx.h"
+  fail "oshcc with shmemx.h, mpp/shmem.h, mpp/shmemx.h and pshmem.h"
 # with CC=oshcc in its environment, as `make CC=oshcc` gives every recipe:
 # one compile, not oshcc calling itself without end
 timeout 120 env CC="$prefix/bin/oshcc" "$prefix/bin/oshcc" -std=c11 -Wall -Wextra -Werror \

@@ -119,3 +119,46 @@ foreach(c "before|shmem_my_pe" "membefore|shmem_putmem")
   set_tests_properties(shmem_misuse_${mode} PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
     LABELS "shmem;misuse" ENVIRONMENT "${_gex_env}")
 endforeach()
+
+# The profiling interface (pshmem.h; docs/openshmem.md, "Profiling"): the
+# program defines some calls itself and goes on into the library through
+# their pshmem_ names, linked against the static library (weak names, no
+# clash) and against the shared one (interposed), on one host and over the
+# network; every call of both libraries has its two names; the header
+# compiles clean in C99, C11 and C++.
+foreach(kind static shared)
+  add_executable(t_shmem_profiling_${kind} shmem/t_shmem_profiling.c)
+  target_link_libraries(t_shmem_profiling_${kind} PRIVATE gexshmem_${kind})
+  foreach(v "n2||2" "n4||4" "net_n3|GEX_SUPERNODE_MAXSIZE=1|3")
+    string(REPLACE "|" ";" f "${v}")
+    list(GET f 0 tag)
+    list(GET f 1 envs)
+    list(GET f 2 n)
+    add_test(NAME shmem_profiling_${kind}_${tag}
+      COMMAND ${GEX_BASH} ${GEX_EXPECT} --pass --within ${GEX_TEST_WITHIN} --
+              env ${envs} $<TARGET_FILE:gexrun> -n ${n} $<TARGET_FILE:t_shmem_profiling_${kind}> @TOKEN@)
+    set_tests_properties(shmem_profiling_${kind}_${tag} PROPERTIES TIMEOUT ${GEX_TEST_TIMEOUT}
+      LABELS "shmem;n${n}" ENVIRONMENT "${_gex_env}")
+  endforeach()
+endforeach()
+add_test(NAME shmem_profiling_symbols
+  COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/shmem/profiling_symbols.sh
+          $<TARGET_FILE:gexshmem_shared> $<TARGET_FILE:gexshmem_static>)
+set_tests_properties(shmem_profiling_symbols PROPERTIES TIMEOUT 120 LABELS "shmem")
+set(_pshmem_incs -I${CMAKE_SOURCE_DIR}/include -I${CMAKE_BINARY_DIR}/include)
+foreach(v "c99|${CMAKE_C_COMPILER}|-std=c99;-Wpedantic;-x;c"
+          "c11|${CMAKE_C_COMPILER}|-std=c11;-Wpedantic;-x;c"
+          "cxx|${CMAKE_CXX_COMPILER}|-x;c++")
+  string(REPLACE "|" ";" f "${v}")
+  list(GET f 0 tag)
+  list(GET f 1 compiler)
+  list(SUBLIST f 2 -1 flags)
+  if(NOT compiler)
+    continue()
+  endif()
+  add_test(NAME shmem_pshmem_header_${tag}
+    COMMAND ${GEX_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/tools/compile_check.sh -- ${compiler}
+            -Wall -Wextra -Werror ${flags} ${_pshmem_incs} -fsyntax-only
+            ${CMAKE_CURRENT_SOURCE_DIR}/shmem/pshmem_header.c)
+  set_tests_properties(shmem_pshmem_header_${tag} PROPERTIES TIMEOUT 120 LABELS "shmem")
+endforeach()
