@@ -247,9 +247,9 @@ GEXI_INLINE int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, vo
 /* ---- value forms ------------------------------------------------------------ */
 /* A value of nbytes (1..8) is the low-order nbytes of 'value', stored in the
  * byte order an object of that size would have in memory. */
-GEXI_INLINE const void *gexi_value_bytes(const gex_RMA_Value_t *value, size_t nbytes) {
+GEXI_INLINE void *gexi_value_bytes(gex_RMA_Value_t *value, size_t nbytes) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  return (const char *)value + (sizeof(*value) - nbytes);
+  return (char *)value + (sizeof(*value) - nbytes);
 #else
   (void)nbytes;
   return value;
@@ -289,7 +289,7 @@ GEXI_INLINE gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank,
                                                    size_t nbytes, gex_Flags_t flags) {
   GEXI_CHECK_VALUE_SIZE("gex_RMA_GetBlockingVal", nbytes);
   gex_RMA_Value_t value = 0;
-  gex_RMA_GetBlocking(tm, (void *)gexi_value_bytes(&value, nbytes), rank, src, nbytes, flags);
+  gex_RMA_GetBlocking(tm, gexi_value_bytes(&value, nbytes), rank, src, nbytes, flags);
   return value;
 }
 

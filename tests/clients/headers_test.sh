@@ -15,7 +15,9 @@
 #      system calls a client takes from it (C and C++), linked and run
 #      alone and as 2 ranks (gasnet_client_attach_hook checked at run time);
 #   4. Legion/Realm's prologue: GASNET_PAR defined empty, tested with #if,
-#      and the addresses of _gasneti_threadkey_init/_gasnett_trace_printf_noop.
+#      and the addresses of _gasneti_threadkey_init/_gasnett_trace_printf_noop;
+#   5. every public header at once, as C and C++, with -Wcast-qual and
+#      -Wshadow too (HPX's parcelport builds with them).
 #
 # usage: headers_test.sh <source dir> <build dir> <token>
 set -u
@@ -158,4 +160,23 @@ cat "$work/run2.out"
 $CXX $CXXCPPFLAGS -std=c++17 $WARN -c "$here/realm_prologue.cc" -o "$work/realm.o" ||
   fail "Realm's prologue (GASNET_PAR empty, helper addresses)"
 step "Realm's prologue: compiles"
+
+# ---- 5. every public header at once, with stricter warnings ----
+# HPX's parcelport builds with -Wcast-qual and -Wshadow; C++ runtimes also
+# use -Wpedantic.  Every header a client may include, together, as C and as
+# C++ (11, 17, 20).
+printf '#include <%s>\n' gasnetex.h gasnet.h gasnet_vis.h gasnet_coll.h gasnet_ratomic.h \
+  gasnet_mk.h gasnet_tools.h gasnet_portable_platform.h >"$work/all.c"
+printf 'int all_headers(void);\nint all_headers(void) { return 0; }\n' >>"$work/all.c"
+cp "$work/all.c" "$work/all.cc"
+STRICT="$WARN -Wcast-qual -Wshadow"
+# shellcheck disable=SC2086
+$CC $CPPFLAGS $STRICT -c "$work/all.c" -o "$work/all_c.o" ||
+  fail "the public headers together as C with $STRICT"
+for std in c++11 c++17 c++20; do
+  # shellcheck disable=SC2086
+  $CXX $CXXCPPFLAGS -std=$std $STRICT -Wpedantic -c "$work/all.cc" -o "$work/all_cc.o" ||
+    fail "the public headers together as $std with $STRICT -Wpedantic"
+done
+step "every public header together: compiles as C and C++11/17/20 with $STRICT (C++: -Wpedantic)"
 step "ok"
