@@ -137,6 +137,19 @@ static int new_team(const char *call, struct gexs_team *parent, int color, int k
   return 0;
 }
 
+/* The split's color: the triplet itself.  The specification has every PE
+ * of the parent pass the same triplet; programs that give each PE its own
+ * (SOS's self_collectives: start = the PE, size 1) then get a team per
+ * triplet, as other implementations give them, not one team of everyone
+ * who named a triplet.  (Two different triplets may share a color only if
+ * they differ where it folds, a program error either way.) */
+static int triplet_color(int start, int stride, int size) {
+  uint64_t h = (uint64_t)(uint32_t)start * 0x9E3779B97F4A7C15u;
+  h = (h ^ (uint32_t)stride) * 0xC2B2AE3D27D4EB4Fu;
+  h = (h ^ (uint32_t)size) * 0x165667B19E3779F9u;
+  return (int)((h >> 33) & 0x3fffffff);
+}
+
 GEXS_PROFILED(shmem_team_split_strided)
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask,
@@ -151,11 +164,10 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
   if (size < 1 || start < 0 || start >= p->n_pes || last < 0 || last >= p->n_pes ||
       (stride < 1 && size > 1))
     return -1;
+  if (size == 1) stride = 1; /* (any stride names the same one PE) */
   int me = p->my_pe, color = -1, key = 0;
-  if (size == 1 || stride == 0) {
-    if (me == start) color = 0;
-  } else if (me >= start && (me - start) % stride == 0 && (me - start) / stride < size) {
-    color = 0;
+  if (me >= start && (me - start) % stride == 0 && (me - start) / stride < size) {
+    color = triplet_color(start, stride, size);
     key = (me - start) / stride;
   }
   return new_team(call, p, color, key, config, config_mask, new_team_p);

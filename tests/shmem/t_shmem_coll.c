@@ -177,6 +177,23 @@ int main(void) {
   shmem_team_destroy(even);
   shmem_free(v);
 
+  /* every PE its own triplet (start = the PE, size 1), as SOS's
+   * self_collectives splits, though the specification asks one triplet of
+   * all: a team of one each, whose reductions give the PE's own values */
+  shmem_team_t self;
+  CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, me, 1, 1, NULL, 0, &self) == 0 &&
+            self != SHMEM_TEAM_INVALID, "split to a team of this PE alone");
+  CHECK(shmem_team_n_pes(self) == 1 && shmem_team_my_pe(self) == 0, "own team: %d PEs, PE %d",
+        shmem_team_n_pes(self), shmem_team_my_pe(self));
+  static int own_in, own_out;
+  static unsigned own_uin, own_uout;
+  own_in = me + 5, own_out = -1, own_uin = (unsigned)me, own_uout = ~0u;
+  CHECK(shmem_int_sum_reduce(self, &own_out, &own_in, 1) == 0 && own_out == me + 5,
+        "sum over its own team: %d", own_out);
+  CHECK(shmem_uint_xor_reduce(self, &own_uout, &own_uin, 1) == 0 && own_uout == (unsigned)me,
+        "xor over its own team: %u", own_uout);
+  shmem_team_destroy(self);
+
   /* the C11 shmem_sync(team), and sum/prod on the complex types */
   CHECK(shmem_sync(SHMEM_TEAM_WORLD) == 0, "shmem_sync(team)");
   static double _Complex zc, zs;
