@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/boot_ops.h"
 #include "core/env.h"
@@ -530,6 +531,9 @@ static inline void gexi_busy(void) {
  * lane's keeper) at the end of the process, waiting at most wait_ms: one
  * held up on a lock the ending thread holds is left behind. */
 void gexi_join_within(pthread_t th, int wait_ms);
+/* The moment 'ns' nanoseconds from now on 'clock', for the timed waits of
+ * the library's own threads. */
+struct timespec gexi_deadline(clockid_t clock, uint64_t ns);
 static inline struct gexi_team *gexi_tm(gex_TM_t tm) {
   return (struct gexi_team *)((char *)tm - offsetof(struct gexi_team, peers));
 }

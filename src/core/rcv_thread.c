@@ -70,14 +70,7 @@ struct gexi_rcv {
 
 /* Wait up to 'ns' unless stopped; returns whether it was stopped. */
 static int rcv_wait(struct gexi_rcv *r, uint64_t ns) {
-  struct timespec at;
-  clock_gettime(CLOCK_MONOTONIC, &at);
-  at.tv_sec += (time_t)(ns / 1000000000ull);
-  at.tv_nsec += (long)(ns % 1000000000ull);
-  if (at.tv_nsec >= 1000000000L) {
-    at.tv_sec++;
-    at.tv_nsec -= 1000000000L;
-  }
+  const struct timespec at = gexi_deadline(CLOCK_MONOTONIC, ns);
   pthread_mutex_lock(&r->mu);
   int rc = 0;
   while (!atomic_load_explicit(&r->stop, memory_order_acquire) && rc != ETIMEDOUT)

@@ -37,11 +37,7 @@ static void *keeper_main(void *arg) {
   uint32_t seen = atomic_load_explicit(&s->poll_gen, memory_order_relaxed);
   pthread_mutex_lock(&s->keeper_mu);
   while (!s->keeper_stop) {
-    struct timespec at;
-    clock_gettime(CLOCK_MONOTONIC, &at);
-    at.tv_nsec += SOCK_KEEPER_MS * 1000000L;
-    at.tv_sec += at.tv_nsec / 1000000000L;
-    at.tv_nsec %= 1000000000L;
+    const struct timespec at = gexi_deadline(CLOCK_MONOTONIC, SOCK_KEEPER_MS * 1000000ull);
     int rc = 0;
     while (!s->keeper_stop && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&s->keeper_cv, &s->keeper_mu, &at);
     if (s->keeper_stop) break;
