@@ -139,11 +139,20 @@ int gexi_poll(int what) { return poll_once(what); }
  * returns at once where another thread of the process polls or sleeps;
  * this one then gives its core away instead of coming straight back (a
  * rank's helper threads would otherwise spin beside the one asleep). */
+/* A sleep in one of the library's waits, counted while it lasts: the
+ * receive thread takes such a thread for one in the library, not away
+ * from it (core/rcv_thread.c). */
+#define AS_LIB_SLEEPER(stmt)                                                    \
+  do {                                                                          \
+    atomic_fetch_add_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed); \
+    stmt;                                                                       \
+    atomic_fetch_sub_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed); \
+  } while (0)
+
 static inline void net_sleep(void) {
   gexi_tls.net_sleeps++;
-  atomic_fetch_add_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed);
-  const int slept = gexi_ctx.net->block(GEXI_BLOCK_US);
-  atomic_fetch_sub_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed);
+  int slept;
+  AS_LIB_SLEEPER(slept = gexi_ctx.net->block(GEXI_BLOCK_US));
   if (!slept) {
     gexi_tls.yields++;
     sched_yield();
@@ -242,9 +251,7 @@ __attribute__((noinline)) static void idle_decide(bool may_sleep) {
       const int shared = gexi_ctx.shm_colocated(now, GEXI_COLOCATED_FRESH_NS, &theirs);
       if (shared && !(shared == 2 && move_off(now, &theirs))) {
         gexi_tls.shm_dozes++;
-        atomic_fetch_add_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed);
-        gexi_ctx.shm_doze(GEXI_DOZE_US);
-        atomic_fetch_sub_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed);
+        AS_LIB_SLEEPER(gexi_ctx.shm_doze(GEXI_DOZE_US));
       }
       return;
     }
