@@ -162,12 +162,16 @@ int shmem_init_thread(int requested, int *provided) {
    * loads must still see another host's puts, and atomics on its static
    * data, land; only the target's polls do those.  libgex's receive
    * thread polls while the PE is away from the library (docs/openshmem.md,
-   * "Progress"); the user's setting of GASNET_RCV_THREAD wins (0: off). */
-  if (setenv("GASNET_RCV_THREAD", "1", 0) != 0)
+   * "Progress"); the user's setting of GASNET_RCV_THREAD wins (0: off).
+   * gex_Client_Init reads it; set here, it is gone again after, so that
+   * the program's children do not inherit it. */
+  const int rcv_set_here = getenv("GASNET_RCV_THREAD") == NULL;
+  if (rcv_set_here && setenv("GASNET_RCV_THREAD", "1", 0) != 0)
     gexs_fatal("shmem_init", "cannot set GASNET_RCV_THREAD: %s", strerror(errno));
   if (gex_Client_Init(&gexs.client, &gexs.ep, &gexs.world, "shmem", NULL, NULL, 0) !=
       GASNET_OK)
     gexs_fatal("shmem_init", "gex_Client_Init failed");
+  if (rcv_set_here) unsetenv("GASNET_RCV_THREAD");
   gexs.me = (int)gex_TM_QueryRank(gexs.world);
   gexs.npes = (int)gex_TM_QuerySize(gexs.world);
   gexs.thread_level = SHMEM_THREAD_MULTIPLE; /* libgex is thread-safe */

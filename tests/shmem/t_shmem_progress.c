@@ -44,8 +44,17 @@ static void check_rows(int npes) {
 }
 
 int main(void) {
+  const char *rcv_before = getenv("GASNET_RCV_THREAD");
+  char rcv_was[32] = "";
+  if (rcv_before) snprintf(rcv_was, sizeof rcv_was, "%s", rcv_before);
   shmem_init();
   const int me = shmem_my_pe(), npes = shmem_n_pes();
+  /* shmem_init turns the receive thread on without leaving its switch in
+   * the environment the program's children inherit, and keeps the user's */
+  const char *rcv_after = getenv("GASNET_RCV_THREAD");
+  CHECK(rcv_before ? rcv_after && !strcmp(rcv_after, rcv_was) : rcv_after == NULL,
+        "GASNET_RCV_THREAD was %s before shmem_init and is %s after",
+        rcv_before ? rcv_was : "unset", rcv_after ? rcv_after : "unset");
   CHECK(npes <= MAXPES, "at most %d PEs, not %d", MAXPES, npes);
   const char *e = getenv("GEX_TEST_SILENCE");
   const int silence = e && atoi(e) == 1;
