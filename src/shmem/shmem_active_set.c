@@ -87,23 +87,30 @@ static void bcast(const char *call, void *dest, const void *source, size_t nbyte
 }
 
 /* Gather: member i's block lands at offset off(i) in every dest.  With
- * 'variable', the offsets come from the members' counts in pSync[2]. */
+ * 'variable', the offsets come from the members' counts in pSync[2], all
+ * read at once (one round trip, not one per member); then every block is
+ * read at once. */
 static void gather(const char *call, void *dest, const void *source, size_t nbytes,
                    int variable, int start, int log_stride, int size, long *pSync) {
   struct aset a = aset_of(call, start, log_stride, size);
   if (variable) __atomic_store_n(&pSync[2], (long)nbytes, __ATOMIC_RELEASE);
   aset_sync(&a, pSync);
+  long *counts = NULL;
+  if (variable) {
+    if (!(counts = malloc((size_t)size * sizeof *counts))) gexs_fatal(call, "out of memory");
+    for (int i = 0; i < size; i++) {
+      counts[i] = (long)nbytes;
+      if (i != a.me) gexs_get(call, &counts[i], &pSync[2], sizeof *counts, pe_of(&a, i), 1);
+    }
+    gex_NBI_Wait(GEX_EC_GET, 0);
+  }
   size_t off = 0;
   for (int i = 0; i < size; i++) {
-    size_t n = nbytes;
-    if (variable && i != a.me) {
-      long c;
-      gexs_get(call, &c, &pSync[2], sizeof c, pe_of(&a, i), 0);
-      n = (size_t)c;
-    }
+    const size_t n = variable ? (size_t)counts[i] : nbytes;
     gexs_get(call, (char *)dest + off, source, n, pe_of(&a, i), 1);
     off += n;
   }
+  free(counts);
   gexs_quiet_all();
   aset_sync(&a, pSync);
   if (variable) __atomic_store_n(&pSync[2], SHMEM_SYNC_VALUE, __ATOMIC_RELEASE);
@@ -119,6 +126,10 @@ static void exchange(const char *call, void *dest, const void *source, ptrdiff_t
   for (int i = 0; i < size; i++) {
     char *d = (char *)dest + (size_t)i * nelems * (size_t)dst * sz;
     const char *s = (const char *)source + (size_t)a.me * nelems * (size_t)sst * sz;
+    if (dst == 1 && sst == 1) { /* (alltoall: the block in one read) */
+      gexs_get(call, d, s, nelems * sz, pe_of(&a, i), 1);
+      continue;
+    }
     for (size_t e = 0; e < nelems; e++)
       gexs_get(call, d + (ptrdiff_t)e * dst * (ptrdiff_t)sz,
                s + (ptrdiff_t)e * sst * (ptrdiff_t)sz, sz, pe_of(&a, i), 1);
