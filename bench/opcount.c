@@ -28,6 +28,7 @@
  *   empty    nothing: the loop's own overhead, included in every figure
  */
 #include <gasnet.h>
+#include <gasnet_ratomic.h>
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -107,6 +108,18 @@ static long run_amburst(gex_TM_t tm, gex_Rank_t peer, long iters) {
   return bursts * AMBURST;
 }
 
+/* A remote atomic add to the neighbour, relaxed: by team rank, and with
+ * GEX_FLAG_RANK_IS_JOBRANK as UPC++ makes every one (the operation and the
+ * flags reach the library as values, as they do from UPC++'s code). */
+MEASURED void loop_adadd(gex_AD_t ad, gex_Rank_t peer, int64_t *dst, gex_OP_t op,
+                         gex_Flags_t flags, long iters) {
+  for (long i = 0; i < iters; i++) gex_AD_OpNBI_I64(ad, NULL, peer, dst, op, 1, 0, flags);
+}
+MEASURED void loop_adjob(gex_AD_t ad, gex_Rank_t peer, int64_t *dst, gex_OP_t op,
+                         gex_Flags_t flags, long iters) {
+  for (long i = 0; i < iters; i++) gex_AD_OpNBI_I64(ad, NULL, peer, dst, op, 1, 0, flags);
+}
+
 MEASURED void loop_nbiwait(long iters) {
   for (long i = 0; i < iters; i++) gex_NBI_Wait(GEX_EC_ALL, 0);
 }
@@ -178,6 +191,9 @@ int main(int argc, char **argv) {
   mine[0] = 0x1111111111111111u * (me + 1); /* what the peer's Get reads */
   mine[1] = 0;                                /* where the peer's Put lands */
   mine[2] = 0;                                /* ... and its gasnet_put_nbi */
+  mine[3] = 0;                                /* ... and its atomic adds */
+  gex_AD_t ad;
+  gex_AD_Create(&ad, tm, GEX_DT_I64, GEX_OP_ADD | GEX_OP_GET, 0);
   gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
 
   int failed = 0;
@@ -191,6 +207,9 @@ int main(int argc, char **argv) {
     gex_NBI_Wait(GEX_EC_ALL, 0);
     loop_amshort(tm, peer, iters);
     long sent = iters + run_amburst(tm, peer, iters);
+    loop_adadd(ad, peer, (int64_t *)peer_seg + 3, GEX_OP_ADD, 0, iters);
+    loop_adjob(ad, peer, (int64_t *)peer_seg + 3, GEX_OP_ADD, GEX_FLAG_RANK_IS_JOBRANK, iters);
+    gex_NBI_Wait(GEX_EC_ALL, 0);
     loop_nbiwait(iters);
     loop_ampoll(iters);
     loop_empty(iters);
@@ -217,11 +236,17 @@ int main(int argc, char **argv) {
     fprintf(stderr, "opcount: gasnet_put_nbi left %#" PRIx64 " in rank 1's segment\n", mine[2]);
     failed = 1;
   }
+  if (me == 1 && mine[3] != (uint64_t)(2 * iters)) {
+    fprintf(stderr, "opcount: %ld atomic adds left %" PRIu64 " in rank 1's segment\n", 2 * iters,
+            mine[3]);
+    failed = 1;
+  }
   if (failed) gasnet_exit(1);
   gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+  gex_AD_Destroy(ad);
   if (me == 0) {
     if (smoke)
-      printf("opcount smoke: putnbi legput getnbi amshort amburst nbiwait empty ran %ld times each: PASS\n", iters);
+      printf("opcount smoke: putnbi legput getnbi amshort amburst adadd adjob nbiwait empty ran %ld times each: PASS\n", iters);
     else
       printf("opcount: ran every loop %ld times\n", iters);
     fflush(stdout);

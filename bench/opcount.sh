@@ -9,6 +9,8 @@
 #   gasnet_put_nbi        8 bytes to the other rank (same node; the GASNet-1 form)
 #   gex_RMA_GetNBI        8 bytes from the other rank (same node)
 #   gex_AM_RequestShort0  to the other rank (same node), empty handler
+#   gex_AD_OpNBI_I64      add to the other rank (same node), relaxed
+#   gex_AD_OpNBI_I64      the same with GEX_FLAG_RANK_IS_JOBRANK, as UPC++ names its targets
 #   gex_NBI_Wait(GEX_EC_ALL, 0) with nothing outstanding
 #   gasnet_AMPoll         with nothing arrived
 # and, where the build has libgexshmem (BUILD_DIR/bin/shmem-opcount), the
@@ -188,6 +190,8 @@ rows=(
   "legput|gasnet_put_nbi, 8 bytes|10|-"
   "getnbi|gex_RMA_GetNBI, 8 bytes|10|8"
   "amshort|gex_AM_RequestShort0|150|184"
+  "adadd|gex_AD_OpNBI_I64 ADD, relaxed|-|-"
+  "adjob|gex_AD_OpNBI_I64 ADD, jobrank (UPC++)|-|-"
   "nbiwait|gex_NBI_Wait(GEX_EC_ALL), idle|-|-"
   "ampoll|gasnet_AMPoll, nothing arrived|-|-"
   "empty|empty loop (included in each row)|-|-"
