@@ -187,6 +187,10 @@ _Static_assert(GEX_OP_FADD == GEX_OP_ADD << IX_FETCH && GEX_OP_FMULT == GEX_OP_M
 #define GEXI_AD_CHECK(fn, DT, TYPE) (void)0
 #endif
 
+/* (a checks build takes the jobrank through the slow path, which checks it
+ * and names the flag in its reports) */
+#define GEXI_AD_JOBRANK_IS_RANK(ad) (!GEX_CHECKS && (ad)->jobrank_is_rank)
+
 #define GEXI_AD_DEFINE(DT, TYPE, BT, IS_INT)                                                       \
   GEXI_AD_ALWAYS_INLINE BT gexi_ad_bits_##DT(TYPE v) {                                             \
     BT b;                                                                                          \
@@ -222,11 +226,14 @@ _Static_assert(GEX_OP_FADD == GEX_OP_ADD << IX_FETCH && GEX_OP_FMULT == GEX_OP_M
                           flags);                                                                  \
   }                                                                                                \
                                                                                                    \
-  /* The common case: relaxed, team rank, target on this node. */                                  \
+  /* The common case: relaxed, target on this node, named by its team rank                         \
+   * -- or by its jobrank where that is the same (a domain of the whole                            \
+   * job: UPC++ names every target by jobrank). */                                                 \
   GEXI_AD_ALWAYS_INLINE gex_Event_t gexi_ad_op_##DT(                                               \
       const char *fn, int mode, gex_AD_t ad, TYPE *res, gex_Rank_t rank, void *addr, gex_OP_t op,  \
       TYPE o1, TYPE o2, gex_Flags_t flags) {                                                       \
-    if (GEXI_UNLIKELY(flags & GEXI_AD_SLOW_FLAGS))                                                 \
+    if (GEXI_UNLIKELY(flags & GEXI_AD_SLOW_FLAGS) &&                                               \
+        ((flags & (GEX_FLAG_AD_ACQ | GEX_FLAG_AD_REL)) || !GEXI_AD_JOBRANK_IS_RANK(ad)))           \
       return gexi_ad_slow_##DT(fn, mode, ad, res, rank, addr, op, o1, o2, flags);                  \
     GEXI_AD_CHECK(fn, DT, TYPE);                                                                   \
     const gexi_Peer_t *p = ad->peers + rank;                                                       \
