@@ -124,6 +124,16 @@ static inline int poll_once(int what) {
 }
 int gexi_poll(int what) { return poll_once(what); }
 
+/* A sleep in one of the library's waits, counted while it lasts: the
+ * receive thread takes such a thread for one in the library, not away
+ * from it (core/rcv_thread.c). */
+#define AS_LIB_SLEEPER(stmt)                                                    \
+  do {                                                                          \
+    atomic_fetch_add_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed); \
+    stmt;                                                                       \
+    atomic_fetch_sub_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed); \
+  } while (0)
+
 /* On an oversubscribed host a spinning rank holds a core that a rank with
  * work may be waiting for, and a network poll is a system call (tens of
  * microseconds for 64 of them): there every empty poll yields.
@@ -139,16 +149,6 @@ int gexi_poll(int what) { return poll_once(what); }
  * returns at once where another thread of the process polls or sleeps;
  * this one then gives its core away instead of coming straight back (a
  * rank's helper threads would otherwise spin beside the one asleep). */
-/* A sleep in one of the library's waits, counted while it lasts: the
- * receive thread takes such a thread for one in the library, not away
- * from it (core/rcv_thread.c). */
-#define AS_LIB_SLEEPER(stmt)                                                    \
-  do {                                                                          \
-    atomic_fetch_add_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed); \
-    stmt;                                                                       \
-    atomic_fetch_sub_explicit(&gexi_ctx.lib_sleepers, 1, memory_order_relaxed); \
-  } while (0)
-
 static inline void net_sleep(void) {
   gexi_tls.net_sleeps++;
   int slept;
