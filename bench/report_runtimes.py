@@ -16,7 +16,8 @@ where they are:
                    misc_perf, put_flood, nebr_exchange
 
 Each round runs every program on both networks, libgex first then the
-reference, at 2 ranks with each install's `upcxx-run -n 2`: smp on one host,
+reference, at 2 ranks with each install's `upcxx-run -n 2`, quiet and again
+with two processes spinning beside the job (crowded): smp on one host,
 udp with every peer through the network (GASNET_SUPERNODE_MAXSIZE=1 for
 both; GASNET_SPAWNFN=L, which the reference's amudprun needs to start ranks
 here).  A udp run must show that it went through the network (misc_perf's
@@ -47,6 +48,7 @@ END = "<!-- bench/report runtimes: end -->"
 RAW = "runtimes"  # the raw directory's name under build-bench/bench-report
 PROGS = ("misc_perf", "put_flood", "nebr_exchange")
 NETS = ("smp", "udp")
+LOADS = ("quiet", "crowded")
 LIBS = ("gex", "ref")
 LIB_NAME = {"gex": "libgex", "ref": "reference"}
 # Arguments and environment of each program: one round takes about 30 s here.
@@ -130,7 +132,15 @@ def _through_network(prog, lib, text):
     return None
 
 
-def run_one(paths, lib, net, prog, rawdir, rnd):
+class _Quiet:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
+def run_one(paths, lib, net, prog, rawdir, tag):
     install = paths["GEX_UPCXX_GEX" if lib == "gex" else "GEX_UPCXX_REF"]
     exe = os.path.join(paths["GEX_UPCXX_BENCH"], lib, net, prog)
     env = dict(os.environ, GASNET_SPAWNFN="L", report_file="-")
@@ -144,7 +154,7 @@ def run_one(paths, lib, net, prog, rawdir, rnd):
     cmd = [os.path.join(install, "bin", "upcxx-run"), "-n", "2", exe] + ARGS.get(prog, [])
     text, rc = report_block.run_captured(cmd, env, 120)
     if rawdir:
-        with open(os.path.join(rawdir, "upcxx-%s-%s-%s-%d.txt" % (prog, lib, net, rnd)), "w") as f:
+        with open(os.path.join(rawdir, "upcxx-%s-%s-%s-%s.txt" % (prog, lib, net, tag)), "w") as f:
             f.write(" ".join(cmd) + "\n" + text)
     if rc != 0 or not re.search(r"^SUCCESS", text, re.M):
         return None, "exit %s" % rc
@@ -155,22 +165,25 @@ def run_one(paths, lib, net, prog, rawdir, rnd):
 
 
 def run(rounds, say, rawdir):
-    """Interleaved rounds; returns {"values": {(prog, metric, net, lib): [..]}, "notes": [...], ...}."""
+    """Interleaved rounds; returns {"values": {"prog|metric|net|load|lib": [..]}, "notes": [...], ...}."""
     paths, why = configured()
     if not paths:
         return {"skipped": why}
     os.makedirs(rawdir, exist_ok=True)
     values, notes, t0 = {}, [], time.time()
     for rnd in range(1, rounds + 1):
-        for prog in PROGS:
-            for net in NETS:
-                for lib in LIBS:
-                    got, bad = run_one(paths, lib, net, prog, rawdir, rnd)
-                    if bad:
-                        notes.append("round %d, %s %s on %s: not counted (%s)" % (rnd, prog, net, LIB_NAME[lib], bad))
-                        continue
-                    for metric, v in got.items():
-                        values.setdefault("|".join((prog, metric, net, lib)), []).append(v)
+        for load in LOADS:
+            with report_block.Crowd() if load == "crowded" else _Quiet():
+                for prog in PROGS:
+                    for net in NETS:
+                        for lib in LIBS:
+                            got, bad = run_one(paths, lib, net, prog, rawdir, "%s-%d" % (load, rnd))
+                            if bad:
+                                notes.append("round %d, %s, %s %s on %s: not counted (%s)" % (
+                                    rnd, load, prog, net, LIB_NAME[lib], bad))
+                                continue
+                            for metric, v in got.items():
+                                values.setdefault("|".join((prog, metric, net, load, lib)), []).append(v)
         say("  runtimes: round %d of %d (%.0f s)" % (rnd, rounds, time.time() - t0))
     return {"values": values, "notes": notes, "rounds": rounds, "seconds": time.time() - t0,
             "paths": paths, "identity": _identity(paths), "load": "%.2f" % os.getloadavg()[0]}
@@ -206,7 +219,8 @@ def table(L, data):
         return
     L.append("UPC++'s own bench/ programs, built from the same sources against libgex and against the "
              "reference, %d interleaved rounds at 2 ranks (bench/report_runtimes.py): smp on one host, udp "
-             "with every peer through the network on loopback. Median (range) of the rounds; times in "
+             "with every peer through the network on loopback; quiet, and crowded: two spinning processes "
+             "beside the job on the 2 cores. Median (range) of the rounds; times in "
              "µs, bandwidths in GB/s; the ratio is above 1 where libgex is better. libgex is built "
              "with -DGEX_CHECKS=OFF, as for the rest of this report." % data["rounds"])
     L.append("")
@@ -217,20 +231,21 @@ def table(L, data):
                  "bench/report_runtimes.py`." % (ident.get("gex", "?"), ident.get("ref", "?"),
                                                  data.get("seconds", 0), data.get("load", "?")))
         L.append("")
-    L.append("| program | measure | network | libgex | reference | ratio | libgex at least the reference |")
-    L.append("| --- | --- | --- | --- | --- | --- | --- |")
+    L.append("| program | measure | network | load | libgex | reference | ratio | libgex at least the reference |")
+    L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for prog, metric in ROWS:
         unit = "us" if prog == "misc_perf" else "bw"
         for net in NETS:
-            g = data["values"].get("|".join((prog, metric, net, "gex")))
-            r = data["values"].get("|".join((prog, metric, net, "ref")))
-            if not g or not r:
-                continue
-            mg, mr = statistics.median(g), statistics.median(r)
-            ratio = mr / mg if unit == "us" else mg / mr
-            cell = lambda v, m: "%s (%s–%s)" % (_fmt(m, unit), _fmt(min(v), unit), _fmt(max(v), unit))
-            L.append("| %s | %s | %s | %s | %s | %.2f | %s |" % (
-                prog, metric, net, cell(g, mg), cell(r, mr), ratio, "yes" if ratio >= 1 else "no"))
+            for load in LOADS:
+                g = data["values"].get("|".join((prog, metric, net, load, "gex")))
+                r = data["values"].get("|".join((prog, metric, net, load, "ref")))
+                if not g or not r:
+                    continue
+                mg, mr = statistics.median(g), statistics.median(r)
+                ratio = mr / mg if unit == "us" else mg / mr
+                cell = lambda v, m: "%s (%s–%s)" % (_fmt(m, unit), _fmt(min(v), unit), _fmt(max(v), unit))
+                L.append("| %s | %s | %s | %s | %s | %s | %.2f | %s |" % (
+                    prog, metric, net, load, cell(g, mg), cell(r, mr), ratio, "yes" if ratio >= 1 else "no"))
     L.append("")
     report_block.notes(L, data["notes"])
 
@@ -259,12 +274,15 @@ def self_test():
         _through_network("put_flood", "ref", flood.replace("remote", "local")) is not None,
     ]
     data = {"rounds": 2, "notes": ["a note"], "values": {
-        "misc_perf|upcxx::progress|smp|gex": [0.016, 0.018], "misc_perf|upcxx::progress|smp|ref": [0.014, 0.015],
-        "put_flood|bw gasnet-nbi 4096|udp|gex": [6e8, 7e8], "put_flood|bw gasnet-nbi 4096|udp|ref": [6e8, 6e8]}}
+        "misc_perf|upcxx::progress|smp|quiet|gex": [0.016, 0.018],
+        "misc_perf|upcxx::progress|smp|quiet|ref": [0.014, 0.015],
+        "put_flood|bw gasnet-nbi 4096|udp|crowded|gex": [6e8, 7e8],
+        "put_flood|bw gasnet-nbi 4096|udp|crowded|ref": [6e8, 6e8]}}
     L = []
     table(L, data)
     rows = [x for x in L if x.startswith("| misc_perf") or x.startswith("| put_flood")]
-    checks.append(len(rows) == 2 and rows[0].endswith("| 0.85 | no |") and rows[1].endswith("| 1.08 | yes |"))
+    checks.append(len(rows) == 2 and "| smp | quiet |" in rows[0] and rows[0].endswith("| 0.85 | no |")
+                  and "| udp | crowded |" in rows[1] and rows[1].endswith("| 1.08 | yes |"))
     checks.append(report_block.block_check(write_block, BEGIN))
     return report_block.verdict("report_runtimes", checks)
 
