@@ -18,6 +18,13 @@
  * barrier). */
 #define GEXI_SPINS_BEFORE_YIELD 64
 #define GEXI_SPINS_BETWEEN_YIELDS 16
+/* auto with neighbours and a core for every rank: empty polls between two
+ * looks at the neighbourhood (idle_decide: whether the job's waiting
+ * threads still fit the cores, whether a neighbour shares this CPU).  A
+ * look costs about 270 instructions; every 16 polls that was 17 of the 92
+ * of an empty gasnet_AMPoll, which a runtime's progress call is.  64 polls
+ * are a few microseconds, against the milliseconds that crowding costs. */
+#define GEXI_SPINS_BETWEEN_LOOKS 64
 /* Yields in a row after which a thread whose every peer is off-node sleeps
  * on the network (up to GEXI_BLOCK_US) instead of yielding, in the mode
  * yield: all its work then arrives through the network transport, whose
@@ -59,7 +66,8 @@
  * CPU. */
 #define GEXI_MOVE_EVERY_NS (10ull * 1000000ull)
 /* A thread counts as waiting while its latest idle moment is this recent
- * (it stamps one every GEXI_SPINS_BETWEEN_YIELDS empty polls or yields). */
+ * (it stamps one every GEXI_SPINS_BETWEEN_YIELDS empty polls or yields, or,
+ * with neighbours, GEXI_SPINS_BETWEEN_LOOKS). */
 #define GEXI_IDLE_FRESH_NS 200000
 /* A neighbour's published count of waiting threads is believed this long
  * (then it counts as one running thread). */
@@ -241,7 +249,7 @@ __attribute__((noinline)) static void idle_decide(bool may_sleep) {
      * through it, took 4 s for 0.1.  Other programs' threads are not
      * counted: yielding to a busy loop loses the core for a time slice. */
     if (++gexi_tls.idle_polls < GEXI_SPINS_BEFORE_YIELD) return;
-    gexi_tls.idle_polls = GEXI_SPINS_BEFORE_YIELD - GEXI_SPINS_BETWEEN_YIELDS;
+    gexi_tls.idle_polls = GEXI_SPINS_BEFORE_YIELD - GEXI_SPINS_BETWEEN_LOOKS;
     const uint64_t now = gexi_now_ns();
     uint64_t w = gexi_ctx.shm_waiting(waiting_threads(now), now, GEXI_NBRHD_FRESH_NS);
     if (gexi_ctx.machine_ranks > gexi_ctx.nbrhd_size)
