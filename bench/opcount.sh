@@ -190,10 +190,10 @@ rows=(
   "legput|gasnet_put_nbi, 8 bytes|10|-"
   "getnbi|gex_RMA_GetNBI, 8 bytes|10|8"
   "amshort|gex_AM_RequestShort0|150|184"
-  "adadd|gex_AD_OpNBI_I64 ADD, relaxed|-|-"
-  "adjob|gex_AD_OpNBI_I64 ADD, jobrank (UPC++)|-|-"
+  "adadd|gex_AD_OpNBI_I64 ADD, relaxed|-|50"
+  "adjob|gex_AD_OpNBI_I64 ADD, jobrank (UPC++)|-|50"
   "nbiwait|gex_NBI_Wait(GEX_EC_ALL), idle|-|-"
-  "ampoll|gasnet_AMPoll, nothing arrived|-|-"
+  "ampoll|gasnet_AMPoll, nothing arrived|-|50"
   "empty|empty loop (included in each row)|-|-"
 )
 for row in "${rows[@]}"; do
