@@ -203,6 +203,9 @@ struct gexi_context {
   /* The job's ranks on this machine and its online processors (sysconf;
    * 0: unknown), for the wait policy's count of waiting threads. */
   uint32_t machine_ranks, cpus;
+  /* This rank's place among them (in jobrank order): its home CPU is the
+   * one of that place in its affinity mask (core/progress.c, move_home). */
+  uint32_t machine_index;
   /* Threads of this process that wait (core/progress.c): each thread
    * stamps its slot with the time of its latest idle moment, and the
    * slots stamped within GEXI_IDLE_FRESH_NS count.  Slots are handed out
@@ -380,7 +383,8 @@ struct gexi_thread_state {
                                       * tests read it: gexi_net_sleeps) */
   uint64_t yields;                   /* sched_yield calls of its waits (gexi_wait_yields) */
   uint64_t shm_dozes;                /* sleeps on its process's doorbell (gexi_shm_dozes) */
-  uint64_t moved_at;                 /* when it last moved itself off a shared CPU */
+  uint64_t moved_at;                 /* when it last moved itself off a shared CPU
+                                      * (or, every peer off-node, looked: move_home) */
   uint64_t moves;                    /* ... and how often (gexi_cpu_moves) */
   struct gexi_net_nbi *net_nbi;      /* transport/ofi: this thread's NBI operations in flight */
   /* The same tracker's counts by kind (put, get, rmw; NULL: none yet), so

@@ -137,11 +137,15 @@ static void build_nbrhd(const struct gexi_proc_info *all, char *const *host_keys
   gexi_ctx.host_rank = host.rank;
   /* The job's ranks on this machine, in every network namespace of it:
    * ranks in namespaces standing for hosts share its processors too. */
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN), on_machine = 0;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN), on_machine = 0, before_me = 0;
   for (gex_Rank_t j = 0; j < n; j++)
-    on_machine += same_machine(host_keys[j], host_keys[gexi_ctx.rank]);
+    if (same_machine(host_keys[j], host_keys[gexi_ctx.rank])) {
+      on_machine++;
+      before_me += j < gexi_ctx.rank;
+    }
   gexi_ctx.host_oversubscribed = cpus > 0 && on_machine > cpus;
   gexi_ctx.machine_ranks = (uint32_t)on_machine;
+  gexi_ctx.machine_index = (uint32_t)before_me;
   gexi_ctx.cpus = cpus > 0 ? (uint32_t)cpus : 0;
 }
 

@@ -1,0 +1,136 @@
+/* t_machine_cpu.c -- two ranks of one machine that reach each other only
+ * through the network, on one CPU (core/progress.c, move_home).
+ *
+ * A rank asleep on the network is woken on its waker's CPU, so two ranks
+ * that wake each other gather on one CPU; beside other programs' busy
+ * loops a round trip then took 50 to 130 us instead of 17 to 24.  Before
+ * it sleeps, a rank found off its home CPU (the one at its place among the
+ * machine's ranks in its affinity mask) must move back there.
+ *
+ * Step 1: ranks 0 and 1 pin themselves to one CPU (the first of rank 0's
+ *   mask) and make ROUNDS AM round trips each way, each carrying a value
+ *   the peer's handler must return plus one.  Neither can have moved (a
+ *   mask of one CPU).
+ * Step 2: both get their masks back, still on that one CPU -- rank 0's
+ *   home, not rank 1's -- and make ROUNDS2 round trips each way.  Where
+ *   the masks have two CPUs or more, rank 1 notes after each of its round
+ *   trips whether it runs off its home CPU; found there in OFF_HOME_MOVES
+ *   of them or more (each is followed by a wait, which sleeps), it must
+ *   have moved itself (gexi_cpu_moves).  Found there less often (the
+ *   scheduler put it home first), the step says so.
+ *
+ * Runs only with the two ranks on one machine, not neighbours
+ * (GEX_SUPERNODE_MAXSIZE=1), in the mode block, whose every idle moment
+ * sleeps on the network (auto sleeps only once it sees others want the
+ * core, and takes the same path then), otherwise it says SKIP and why.
+ */
+#include <gasnetex.h>
+#include <gasnet_coll.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+uint64_t gexi_cpu_moves(void); /* this thread's moves (core/progress.c) */
+
+#define H_PING (GEX_AM_INDEX_BASE + 0)
+#define H_PONG (GEX_AM_INDEX_BASE + 1)
+#define ROUNDS 200
+#define ROUNDS2 2000
+/* (a tenth of ROUNDS2: the looks come at most once a millisecond) */
+#define OFF_HOME_MOVES 200
+
+static atomic_uint pong;
+
+static void ping_handler(gex_Token_t tok, gex_AM_Arg_t v) {
+  gex_AM_ReplyShort1(tok, H_PONG, 0, v + 1);
+}
+static void pong_handler(gex_Token_t tok, gex_AM_Arg_t v) {
+  (void)tok;
+  atomic_store(&pong, (uint32_t)v);
+}
+
+static gex_AM_Entry_t handlers[] = {
+    {H_PING, (gex_AM_Fn_t)ping_handler, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 1, NULL, "ping"},
+    {H_PONG, (gex_AM_Fn_t)pong_handler, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 1, NULL, "pong"},
+};
+
+/* One round trip from this rank to the other, value v. */
+static void round_trip(uint32_t v) {
+  gex_AM_RequestShort1(T.tm, T.rank ^ 1, H_PING, 0, (gex_AM_Arg_t)v);
+  GASNET_BLOCKUNTIL(atomic_load(&pong) == v + 1);
+  CHECKF(atomic_load(&pong) == v + 1, "round trip %u: got %u", v, atomic_load(&pong));
+}
+
+/* 'rounds' round trips each way, one rank at a time, values from 'base';
+ * returns in how many of its own the caller found itself off CPU 'home'
+ * (-1: none). */
+static uint32_t ping_pong(uint32_t base, uint32_t rounds, int home) {
+  uint32_t off = 0;
+  for (uint32_t i = 0; i < rounds; i++) {
+    if (T.rank == 0) round_trip(base + 2 * i);
+    test_barrier();
+    if (T.rank == 1) {
+      round_trip(base + 2 * i + 1);
+      off += home >= 0 && sched_getcpu() != home;
+    }
+  }
+  test_barrier();
+  return off;
+}
+
+int main(int argc, char **argv) {
+  test_init(&argc, &argv, "T_MACHINE_CPU", 4096, handlers, 2);
+  CHECKF(T.size == 2, "needs exactly 2 ranks");
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  gex_RankInfo_t *nb;
+  gex_Rank_t nbrhd = 0;
+  gex_System_QueryNbrhdInfo(&nb, &nbrhd, NULL);
+  const char *mode = getenv("GEX_WAIT_MODE");
+  if (!mode || strcmp(mode, "block") != 0 || nbrhd != 1 || cpus < 2) {
+    test_log0("SKIP: t_machine_cpu: needs the wait mode block, no neighbours and 2 or more "
+              "CPUs (mode %s, %u neighbours, %ld CPUs)",
+              mode ? mode : "auto", (unsigned)nbrhd, cpus);
+    gasnet_exit(77);
+  }
+  cpu_set_t mask, one;
+  CHECK(sched_getaffinity(0, sizeof mask, &mask) == 0);
+  int first = -1;
+  for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+    if (CPU_ISSET(c, &mask)) first = c;
+  CHECK(first >= 0);
+  /* (rank 0's first CPU: the ranks' masks may differ) */
+  gex_Event_t ev = gex_Coll_BroadcastNB(T.tm, 0, &first, &first, sizeof first, 0);
+  gex_Event_Wait(ev);
+
+  /* Step 1: one CPU for both. */
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+  test_barrier();
+  const uint64_t m0 = gexi_cpu_moves();
+  (void)ping_pong(0, ROUNDS, -1);
+  test_log("step 1, both ranks on CPU %d: %u round trips each way", first, ROUNDS);
+  CHECKF(gexi_cpu_moves() == m0, "a mask of one CPU: no move");
+
+  /* Step 2: the masks back, the ranks still on one CPU.  Rank 1's home:
+   * the second CPU of its mask (its place among the machine's ranks). */
+  CHECK(sched_setaffinity(0, sizeof mask, &mask) == 0);
+  int home = -1;
+  for (int c = 0, k = 1 % CPU_COUNT(&mask); c < CPU_SETSIZE && home < 0; c++)
+    if (CPU_ISSET(c, &mask) && k-- == 0) home = c;
+  const uint64_t m1 = gexi_cpu_moves();
+  test_barrier();
+  const uint32_t off = ping_pong(4000000, ROUNDS2, T.rank == 1 ? home : -1);
+  if (T.rank == 1) {
+    const uint64_t moves = gexi_cpu_moves() - m1;
+    test_log("step 2, masks of %d CPUs back: rank 1 off its home CPU %d after %u of %u round "
+             "trips, %" PRIu64 " move(s)%s",
+             CPU_COUNT(&mask), home, off, ROUNDS2, moves,
+             off < OFF_HOME_MOVES && moves == 0 ? " (the scheduler put it home)" : "");
+    if (CPU_COUNT(&mask) >= 2 && off >= OFF_HOME_MOVES)
+      CHECKF(moves > 0, "rank 1, away from its home CPU, must move back before it sleeps");
+  }
+  test_finish();
+}
