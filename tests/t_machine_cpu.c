@@ -17,17 +17,27 @@
  *   trips whether it runs off its home CPU; found there in OFF_HOME_MOVES
  *   of them or more (each is followed by a wait, which sleeps), it must
  *   have moved itself (gexi_cpu_moves).  Found there less often (the
- *   scheduler put it home first), the step says so.
+ *   scheduler put it home first), the step says so.  Spinning, the
+ *   scheduler separates two busy ranks at once unless something else keeps
+ *   the other CPU busy: rank 1 starts a busy process on its home CPU for
+ *   the step (ended with it, and with rank 1 should that end first), and
+ *   the step makes ROUNDS2_SPIN round trips.
  *
  * Runs only with the two ranks on one machine, not neighbours
  * (GEX_SUPERNODE_MAXSIZE=1), in the mode block, whose every idle moment
  * sleeps on the network (auto sleeps only once it sees others want the
- * core, and takes the same path then), otherwise it says SKIP and why.
+ * core, and takes the same path then), or spin, whose waits look every 64
+ * empty polls; otherwise it says SKIP and why.  Spinning, step 1 takes a
+ * time slice a round trip (the two ranks take turns on the one CPU), so it
+ * makes only ROUNDS_SPIN of them.
  */
 #include <gasnetex.h>
 #include <gasnet_coll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -37,9 +47,12 @@ uint64_t gexi_cpu_moves(void); /* this thread's moves (core/progress.c) */
 #define H_PING (GEX_AM_INDEX_BASE + 0)
 #define H_PONG (GEX_AM_INDEX_BASE + 1)
 #define ROUNDS 200
+#define ROUNDS_SPIN 20
 #define ROUNDS2 2000
-/* (a tenth of ROUNDS2: the looks come at most once a millisecond) */
-#define OFF_HOME_MOVES 200
+#define ROUNDS2_SPIN 200
+/* (a tenth of the step's round trips: the looks come at most once a
+ * millisecond) */
+#define OFF_HOME_MOVES(rounds) ((rounds) / 10)
 
 static atomic_uint pong;
 
@@ -61,6 +74,24 @@ static void round_trip(uint32_t v) {
   gex_AM_RequestShort1(T.tm, T.rank ^ 1, H_PING, 0, (gex_AM_Arg_t)v);
   GASNET_BLOCKUNTIL(atomic_load(&pong) == v + 1);
   CHECKF(atomic_load(&pong) == v + 1, "round trip %u: got %u", v, atomic_load(&pong));
+}
+
+/* A busy process on CPU 'cpu' alone, ended with its parent. */
+static pid_t busy_on(int cpu) {
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent ||
+        sched_setaffinity(0, sizeof one, &one) != 0)
+      _exit(1);
+    for (volatile unsigned long spin = 0;; spin++) {
+    }
+  }
+  return pid;
 }
 
 /* 'rounds' round trips each way, one rank at a time, values from 'base';
@@ -88,9 +119,10 @@ int main(int argc, char **argv) {
   gex_Rank_t nbrhd = 0;
   gex_System_QueryNbrhdInfo(&nb, &nbrhd, NULL);
   const char *mode = getenv("GEX_WAIT_MODE");
-  if (!mode || strcmp(mode, "block") != 0 || nbrhd != 1 || cpus < 2) {
-    test_log0("SKIP: t_machine_cpu: needs the wait mode block, no neighbours and 2 or more "
-              "CPUs (mode %s, %u neighbours, %ld CPUs)",
+  const int spin = mode && strcmp(mode, "spin") == 0;
+  if (!mode || (strcmp(mode, "block") != 0 && !spin) || nbrhd != 1 || cpus < 2) {
+    test_log0("SKIP: t_machine_cpu: needs the wait mode block or spin, no neighbours and 2 or "
+              "more CPUs (mode %s, %u neighbours, %ld CPUs)",
               mode ? mode : "auto", (unsigned)nbrhd, cpus);
     gasnet_exit(77);
   }
@@ -110,8 +142,9 @@ int main(int argc, char **argv) {
   CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
   test_barrier();
   const uint64_t m0 = gexi_cpu_moves();
-  (void)ping_pong(0, ROUNDS, -1);
-  test_log("step 1, both ranks on CPU %d: %u round trips each way", first, ROUNDS);
+  const uint32_t rounds = spin ? ROUNDS_SPIN : ROUNDS;
+  (void)ping_pong(0, rounds, -1);
+  test_log("step 1, both ranks on CPU %d: %u round trips each way", first, rounds);
   CHECKF(gexi_cpu_moves() == m0, "a mask of one CPU: no move");
 
   /* Step 2: the masks back, the ranks still on one CPU.  Rank 1's home:
@@ -121,16 +154,24 @@ int main(int argc, char **argv) {
   for (int c = 0, k = 1 % CPU_COUNT(&mask); c < CPU_SETSIZE && home < 0; c++)
     if (CPU_ISSET(c, &mask) && k-- == 0) home = c;
   const uint64_t m1 = gexi_cpu_moves();
+  const uint32_t rounds2 = spin ? ROUNDS2_SPIN : ROUNDS2;
+  const pid_t busy = spin && T.rank == 1 && home >= 0 ? busy_on(home) : 0;
   test_barrier();
-  const uint32_t off = ping_pong(4000000, ROUNDS2, T.rank == 1 ? home : -1);
+  const uint32_t off = ping_pong(4000000, rounds2, T.rank == 1 ? home : -1);
+  if (busy > 0) {
+    CHECK(kill(busy, SIGKILL) == 0);
+    CHECK(waitpid(busy, NULL, 0) == busy);
+  }
   if (T.rank == 1) {
     const uint64_t moves = gexi_cpu_moves() - m1;
-    test_log("step 2, masks of %d CPUs back: rank 1 off its home CPU %d after %u of %u round "
+    test_log("step 2, masks of %d CPUs back%s: rank 1 off its home CPU %d after %u of %u round "
              "trips, %" PRIu64 " move(s)%s",
-             CPU_COUNT(&mask), home, off, ROUNDS2, moves,
-             off < OFF_HOME_MOVES && moves == 0 ? " (the scheduler put it home)" : "");
-    if (CPU_COUNT(&mask) >= 2 && off >= OFF_HOME_MOVES)
-      CHECKF(moves > 0, "rank 1, away from its home CPU, must move back before it sleeps");
+             CPU_COUNT(&mask), busy > 0 ? ", a busy process there" : "", home, off, rounds2,
+             moves,
+             off < OFF_HOME_MOVES(rounds2) && moves == 0 ? " (the scheduler put it home)" : "");
+    if (CPU_COUNT(&mask) >= 2 && off >= OFF_HOME_MOVES(rounds2))
+      CHECKF(moves > 0, "rank 1, away from its home CPU, must move back before it %s",
+             spin ? "spins on" : "sleeps");
   }
   test_finish();
 }
