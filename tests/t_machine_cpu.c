@@ -14,10 +14,11 @@
  * Step 2: both get their masks back, still on that one CPU -- rank 0's
  *   home, not rank 1's -- and make ROUNDS2 round trips each way.  Where
  *   the masks have two CPUs or more, rank 1 notes after each of its round
- *   trips whether it runs off its home CPU; found there in OFF_HOME_MOVES
- *   of them or more (each is followed by a wait, which sleeps), it must
- *   have moved itself (gexi_cpu_moves).  Found there less often (the
- *   scheduler put it home first), the step says so.  Spinning, the
+ *   trips whether it runs off its home CPU, on the CPU rank 0 answered on
+ *   (the two taking turns there, so that its waits come to look); found
+ *   there in OFF_HOME_MOVES of them or more, it must have moved itself
+ *   (gexi_cpu_moves).  Found there less often (the scheduler put it home
+ *   first), the step says so.  Spinning, the
  *   scheduler separates two busy ranks at once unless something else keeps
  *   the other CPU busy: rank 1 starts a busy process on its home CPU for
  *   the step (ended with it, and with rank 1 should that end first), and
@@ -50,23 +51,26 @@ uint64_t gexi_cpu_moves(void); /* this thread's moves (core/progress.c) */
 #define ROUNDS_SPIN 20
 #define ROUNDS2 2000
 #define ROUNDS2_SPIN 200
-/* (a tenth of the step's round trips: the looks come at most once a
- * millisecond) */
-#define OFF_HOME_MOVES(rounds) ((rounds) / 10)
+/* (a twentieth of the step's round trips: the looks come at most once a
+ * millisecond; without them, rank 1 was found there in 0 to 198 of
+ * ROUNDS2, and 10 to 13 of ROUNDS2_SPIN) */
+#define OFF_HOME_MOVES(rounds) ((rounds) / 20)
 
 static atomic_uint pong;
+static atomic_int peer_cpu; /* the CPU the peer answered the latest ping on */
 
 static void ping_handler(gex_Token_t tok, gex_AM_Arg_t v) {
-  gex_AM_ReplyShort1(tok, H_PONG, 0, v + 1);
+  gex_AM_ReplyShort2(tok, H_PONG, 0, v + 1, (gex_AM_Arg_t)sched_getcpu());
 }
-static void pong_handler(gex_Token_t tok, gex_AM_Arg_t v) {
+static void pong_handler(gex_Token_t tok, gex_AM_Arg_t v, gex_AM_Arg_t cpu) {
   (void)tok;
+  atomic_store(&peer_cpu, (int)cpu);
   atomic_store(&pong, (uint32_t)v);
 }
 
 static gex_AM_Entry_t handlers[] = {
     {H_PING, (gex_AM_Fn_t)ping_handler, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 1, NULL, "ping"},
-    {H_PONG, (gex_AM_Fn_t)pong_handler, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 1, NULL, "pong"},
+    {H_PONG, (gex_AM_Fn_t)pong_handler, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 2, NULL, "pong"},
 };
 
 /* One round trip from this rank to the other, value v. */
@@ -96,7 +100,10 @@ static pid_t busy_on(int cpu) {
 
 /* 'rounds' round trips each way, one rank at a time, values from 'base';
  * returns in how many of its own the caller found itself off CPU 'home'
- * (-1: none). */
+ * (-1: none) and on the CPU its peer had just answered on: gathered, where
+ * its waits must take turns with the peer's and so come to look.  (Off
+ * home on a CPU of its own -- the two swapped -- its waits may end before
+ * they look.) */
 static uint32_t ping_pong(uint32_t base, uint32_t rounds, int home) {
   uint32_t off = 0;
   for (uint32_t i = 0; i < rounds; i++) {
@@ -104,7 +111,8 @@ static uint32_t ping_pong(uint32_t base, uint32_t rounds, int home) {
     test_barrier();
     if (T.rank == 1) {
       round_trip(base + 2 * i + 1);
-      off += home >= 0 && sched_getcpu() != home;
+      const int cpu = sched_getcpu();
+      off += home >= 0 && cpu != home && cpu == atomic_load(&peer_cpu);
     }
   }
   test_barrier();
@@ -165,7 +173,7 @@ int main(int argc, char **argv) {
   if (T.rank == 1) {
     const uint64_t moves = gexi_cpu_moves() - m1;
     test_log("step 2, masks of %d CPUs back%s: rank 1 off its home CPU %d after %u of %u round "
-             "trips, %" PRIu64 " move(s)%s",
+             "trips with rank 0 on its CPU, %" PRIu64 " move(s)%s",
              CPU_COUNT(&mask), busy > 0 ? ", a busy process there" : "", home, off, rounds2,
              moves,
              off < OFF_HOME_MOVES(rounds2) && moves == 0 ? " (the scheduler put it home)" : "");

@@ -231,16 +231,27 @@ static bool move_off(uint64_t now, const cpu_set_t *theirs) {
  * ranks), a thread found off its home CPU -- the one at its rank's place
  * among the machine's ranks (machine_index) in its mask -- moves back there
  * (pinned to it alone, then given its whole mask back); it looks at most
- * once per GEXI_HOME_LOOK_NS.  The scheduler wakes a sleeping rank on its waker's
- * CPU, so two ranks that wake each other end up on one CPU, and beside
- * other programs' busy loops a round trip then took 50 to 130 us instead
- * of 17 to 24 (Open MPI's mpirun binds each rank to its own core for the
- * same reason); spinning, UPC++'s rput beside three busy loops took 80 to
- * 190 us instead of 58 to 72.  Only where this thread is its process's one waiting
- * thread: a rank's helper threads keep the scheduler's placement. */
-static void move_home(uint64_t now) {
+ * once per GEXI_HOME_LOOK_NS.  The scheduler wakes a sleeping rank on its
+ * waker's CPU, so two ranks that wake each other end up on one CPU, and
+ * beside other programs' busy loops a round trip then took 44 to 130 us
+ * instead of 17 to 26 (Open MPI's mpirun binds each rank to its own core
+ * for the same reason); spinning, UPC++'s rput beside three busy loops
+ * took 80 to 190 us instead of 58 to 72.  'if_preempted' (spinning): only
+ * where the thread was preempted since its last look -- others want its
+ * CPU --, so that on a machine with idle CPUs the scheduler's placement
+ * stands.  Only where this thread is its process's one waiting thread: a
+ * rank's helper threads keep the scheduler's placement. */
+static void move_home(uint64_t now, bool if_preempted) {
   if (gexi_ctx.machine_ranks < 2 || now - gexi_tls.moved_at < GEXI_HOME_LOOK_NS) return;
   gexi_tls.moved_at = now; /* (a look counts: the mask is read at most that often) */
+  if (if_preempted) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) return;
+    const uint64_t n = (uint64_t)ru.ru_nivcsw + 1; /* (a first look only records) */
+    const bool preempted = gexi_tls.preemptions && n != gexi_tls.preemptions;
+    gexi_tls.preemptions = n;
+    if (!preempted) return;
+  }
   cpu_set_t mask, to;
   const int me = sched_getcpu();
   if (me < 0 || sched_getaffinity(0, sizeof mask, &mask) != 0) return;
@@ -264,7 +275,7 @@ __attribute__((noinline)) static void idle_decide(bool may_sleep) {
   if (mode == GEXI_WAIT_SPIN && !eager) {
     gexi_tls.idle_polls = 0; /* (counted inline again) */
     /* (a spin on the CPU of the peer it waits for keeps that peer off) */
-    if (gexi_ctx.nbrhd_size == 1) move_home(gexi_now_ns());
+    if (gexi_ctx.nbrhd_size == 1) move_home(gexi_now_ns(), true);
     return;
   }
   /* auto, with neighbours in shared memory and a core for every rank of
@@ -335,12 +346,12 @@ __attribute__((noinline)) static void idle_decide(bool may_sleep) {
     } else if (can_block && mode != GEXI_WAIT_AUTO &&
                (mode == GEXI_WAIT_BLOCK || ++gexi_tls.idle_yields >= GEXI_YIELDS_BEFORE_BLOCK)) {
       gexi_tls.idle_yields = 0;
-      move_home(gexi_now_ns());
+      move_home(gexi_now_ns(), false);
       net_sleep();
     } else if (can_block && mode == GEXI_WAIT_AUTO) {
       const uint64_t t0 = gexi_now_ns();
       if (t0 < gexi_tls.contended_until) { /* others want the core: sleep */
-        move_home(t0);
+        move_home(t0, false);
         net_sleep();
         return;
       }
