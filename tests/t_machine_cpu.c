@@ -41,12 +41,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "test_util.h"
+#include "test_cpu.h"
 
 uint64_t gexi_cpu_moves(void); /* this thread's moves (core/progress.c) */
 
-#define H_PING (GEX_AM_INDEX_BASE + 0)
-#define H_PONG (GEX_AM_INDEX_BASE + 1)
 #define ROUNDS 200
 #define ROUNDS_SPIN 20
 #define ROUNDS2 2000
@@ -55,30 +53,6 @@ uint64_t gexi_cpu_moves(void); /* this thread's moves (core/progress.c) */
  * millisecond; without them, rank 1 was found there in 0 to 198 of
  * ROUNDS2, and 10 to 13 of ROUNDS2_SPIN) */
 #define OFF_HOME_MOVES(rounds) ((rounds) / 20)
-
-static atomic_uint pong;
-static atomic_int peer_cpu; /* the CPU the peer answered the latest ping on */
-
-static void ping_handler(gex_Token_t tok, gex_AM_Arg_t v) {
-  gex_AM_ReplyShort2(tok, H_PONG, 0, v + 1, (gex_AM_Arg_t)sched_getcpu());
-}
-static void pong_handler(gex_Token_t tok, gex_AM_Arg_t v, gex_AM_Arg_t cpu) {
-  (void)tok;
-  atomic_store(&peer_cpu, (int)cpu);
-  atomic_store(&pong, (uint32_t)v);
-}
-
-static gex_AM_Entry_t handlers[] = {
-    {H_PING, (gex_AM_Fn_t)ping_handler, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 1, NULL, "ping"},
-    {H_PONG, (gex_AM_Fn_t)pong_handler, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 2, NULL, "pong"},
-};
-
-/* One round trip from this rank to the other, value v. */
-static void round_trip(uint32_t v) {
-  gex_AM_RequestShort1(T.tm, T.rank ^ 1, H_PING, 0, (gex_AM_Arg_t)v);
-  GASNET_BLOCKUNTIL(atomic_load(&pong) == v + 1);
-  CHECKF(atomic_load(&pong) == v + 1, "round trip %u: got %u", v, atomic_load(&pong));
-}
 
 /* A busy process on CPU 'cpu' alone, ended with its parent. */
 static pid_t busy_on(int cpu) {
@@ -112,7 +86,7 @@ static uint32_t ping_pong(uint32_t base, uint32_t rounds, int home) {
     if (T.rank == 1) {
       round_trip(base + 2 * i + 1);
       const int cpu = sched_getcpu();
-      off += home >= 0 && cpu != home && cpu == atomic_load(&peer_cpu);
+      off += home >= 0 && cpu != home && cpu == (int)atomic_load(&peer_cpu);
     }
   }
   test_barrier();
@@ -120,12 +94,8 @@ static uint32_t ping_pong(uint32_t base, uint32_t rounds, int home) {
 }
 
 int main(int argc, char **argv) {
-  test_init(&argc, &argv, "T_MACHINE_CPU", 4096, handlers, 2);
-  CHECKF(T.size == 2, "needs exactly 2 ranks");
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  gex_RankInfo_t *nb;
-  gex_Rank_t nbrhd = 0;
-  gex_System_QueryNbrhdInfo(&nb, &nbrhd, NULL);
+  long cpus;
+  const gex_Rank_t nbrhd = test_cpu_init(&argc, &argv, "T_MACHINE_CPU", &cpus);
   const char *mode = getenv("GEX_WAIT_MODE");
   const int spin = mode && strcmp(mode, "spin") == 0;
   if (!mode || (strcmp(mode, "block") != 0 && !spin) || nbrhd != 1 || cpus < 2) {
@@ -134,20 +104,9 @@ int main(int argc, char **argv) {
               mode ? mode : "auto", (unsigned)nbrhd, cpus);
     gasnet_exit(77);
   }
-  cpu_set_t mask, one;
-  CHECK(sched_getaffinity(0, sizeof mask, &mask) == 0);
-  int first = -1;
-  for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
-    if (CPU_ISSET(c, &mask)) first = c;
-  CHECK(first >= 0);
-  /* (rank 0's first CPU: the ranks' masks may differ) */
-  gex_Event_t ev = gex_Coll_BroadcastNB(T.tm, 0, &first, &first, sizeof first, 0);
-  gex_Event_Wait(ev);
-
   /* Step 1: one CPU for both. */
-  CPU_ZERO(&one);
-  CPU_SET(first, &one);
-  CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+  cpu_set_t mask;
+  const int first = test_pin_to_first_cpu(&mask);
   test_barrier();
   const uint64_t m0 = gexi_cpu_moves();
   const uint32_t rounds = spin ? ROUNDS_SPIN : ROUNDS;

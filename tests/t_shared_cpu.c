@@ -29,48 +29,17 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-#include "test_util.h"
+#include "test_cpu.h"
 
 uint64_t gexi_shm_dozes(void); /* this thread's doorbell sleeps (core/progress.c) */
 uint64_t gexi_cpu_moves(void); /* ... and moves off a shared CPU */
 
-#define H_PING (GEX_AM_INDEX_BASE + 0)
-#define H_PONG (GEX_AM_INDEX_BASE + 1)
 #define ROUNDS 200
 #define ROUNDS2 2000
 
-static atomic_uint pong, peer_cpu;
-
-static void ping_handler(gex_Token_t tok, gex_AM_Arg_t v, gex_AM_Arg_t cpu) {
-  atomic_store(&peer_cpu, (uint32_t)cpu);
-  gex_AM_ReplyShort2(tok, H_PONG, 0, v + 1, (gex_AM_Arg_t)sched_getcpu());
-}
-static void pong_handler(gex_Token_t tok, gex_AM_Arg_t v, gex_AM_Arg_t cpu) {
-  (void)tok;
-  atomic_store(&peer_cpu, (uint32_t)cpu);
-  atomic_store(&pong, (uint32_t)v);
-}
-
-static gex_AM_Entry_t handlers[] = {
-    {H_PING, (gex_AM_Fn_t)ping_handler, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 2, NULL, "ping"},
-    {H_PONG, (gex_AM_Fn_t)pong_handler, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 2, NULL, "pong"},
-};
-
-/* One round trip from rank r to its partner r ^ 1, value v. */
-static void round_trip(uint32_t v) {
-  gex_AM_RequestShort2(T.tm, T.rank ^ 1, H_PING, 0, (gex_AM_Arg_t)v,
-                       (gex_AM_Arg_t)sched_getcpu());
-  GASNET_BLOCKUNTIL(atomic_load(&pong) == v + 1);
-  CHECKF(atomic_load(&pong) == v + 1, "round trip %u: got %u", v, atomic_load(&pong));
-}
-
 int main(int argc, char **argv) {
-  test_init(&argc, &argv, "T_SHARED_CPU", 4096, handlers, 2);
-  CHECKF(T.size == 2, "needs exactly 2 ranks");
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  gex_RankInfo_t *nb;
-  gex_Rank_t nbrhd = 0;
-  gex_System_QueryNbrhdInfo(&nb, &nbrhd, NULL);
+  long cpus;
+  const gex_Rank_t nbrhd = test_cpu_init(&argc, &argv, "T_SHARED_CPU", &cpus);
   const char *mode = getenv("GEX_WAIT_MODE");
   if ((mode && strcmp(mode, "auto") != 0) || nbrhd != 2 || cpus < 2) {
     test_log0("SKIP: t_shared_cpu: needs the wait mode auto, 2 neighbours and 2 or more CPUs "
@@ -78,20 +47,9 @@ int main(int argc, char **argv) {
               mode ? mode : "auto", (unsigned)nbrhd, cpus);
     gasnet_exit(77);
   }
-  cpu_set_t mask, one;
-  CHECK(sched_getaffinity(0, sizeof mask, &mask) == 0);
-  int first = -1;
-  for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
-    if (CPU_ISSET(c, &mask)) first = c;
-  CHECK(first >= 0);
-  /* (rank 0's first CPU: the ranks' masks may differ) */
-  gex_Event_t ev = gex_Coll_BroadcastNB(T.tm, 0, &first, &first, sizeof first, 0);
-  gex_Event_Wait(ev);
-
   /* Step 1: one CPU for both. */
-  CPU_ZERO(&one);
-  CPU_SET(first, &one);
-  CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+  cpu_set_t mask;
+  const int first = test_pin_to_first_cpu(&mask);
   test_barrier();
   const uint64_t d0 = gexi_shm_dozes(), m0 = gexi_cpu_moves();
   for (uint32_t i = 0; i < ROUNDS; i++) {
