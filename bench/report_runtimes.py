@@ -34,6 +34,7 @@ Usage:  bench/report_runtimes.py [--rounds N] [--out FILE] [--raw DIR]
 Exit status: 0 on success, 2 when the variables do not name the builds.
 """
 
+import contextlib
 import os
 import re
 import statistics
@@ -132,14 +133,6 @@ def _through_network(prog, lib, text):
     return None
 
 
-class _Quiet:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        pass
-
-
 def run_one(paths, lib, net, prog, rawdir, tag):
     install = paths["GEX_UPCXX_GEX" if lib == "gex" else "GEX_UPCXX_REF"]
     exe = os.path.join(paths["GEX_UPCXX_BENCH"], lib, net, prog)
@@ -173,7 +166,7 @@ def run(rounds, say, rawdir):
     values, notes, t0 = {}, [], time.time()
     for rnd in range(1, rounds + 1):
         for load in LOADS:
-            with report_block.Crowd() if load == "crowded" else _Quiet():
+            with report_block.Crowd() if load == "crowded" else contextlib.nullcontext():
                 for prog in PROGS:
                     for net in NETS:
                         for lib in LIBS:

@@ -199,27 +199,45 @@ void gexi_busy_stamp(void) {
   }
 }
 
+/* Whether the calling thread was preempted (involuntary switches) since
+ * its previous look; a first look only records. */
+static bool preempted_since_last_look(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_THREAD, &ru) != 0) return false;
+  const uint64_t n = (uint64_t)ru.ru_nivcsw + 1;
+  const bool preempted = gexi_tls.preemptions && n != gexi_tls.preemptions;
+  gexi_tls.preemptions = n;
+  return preempted;
+}
+
+/* Move the calling thread to CPU 'cpu': pinned to it alone, then given its
+ * whole 'mask' back at once (the thread stays where it was moved until the
+ * scheduler balances again).  Whether it moved. */
+static bool move_to(int cpu, const cpu_set_t *mask) {
+  cpu_set_t to;
+  CPU_ZERO(&to);
+  CPU_SET(cpu, &to);
+  if (sched_setaffinity(0, sizeof to, &to) != 0) return false;
+  (void)sched_setaffinity(0, sizeof *mask, mask);
+  gexi_tls.moves++;
+  return true;
+}
+
 /* Move the calling thread to a CPU of its affinity mask that no
- * neighbour was seen on, at most once per GEXI_MOVE_EVERY_NS: pinned to
- * that CPU alone, then given its whole mask back at once (the thread stays
- * where it was moved until the scheduler balances again).  False where it
+ * neighbour was seen on, at most once per GEXI_MOVE_EVERY_NS (move_to).
+ * False where it
  * did not move: a mask of one CPU (a launcher's binding), every other CPU
  * a neighbour's, a move too recent. */
 static bool move_off(uint64_t now, const cpu_set_t *theirs) {
   if (now - gexi_tls.moved_at < GEXI_MOVE_EVERY_NS) return false;
-  cpu_set_t mask, to;
+  cpu_set_t mask;
   const int me = sched_getcpu();
   if (me < 0 || sched_getaffinity(0, sizeof mask, &mask) != 0) return false;
   int target = -1;
   for (int c = 0; c < CPU_SETSIZE && target < 0; c++)
     if (c != me && CPU_ISSET(c, &mask) && !CPU_ISSET(c, theirs)) target = c;
-  if (target < 0) return false;
-  CPU_ZERO(&to);
-  CPU_SET(target, &to);
-  if (sched_setaffinity(0, sizeof to, &to) != 0) return false;
-  (void)sched_setaffinity(0, sizeof mask, &mask);
+  if (target < 0 || !move_to(target, &mask)) return false;
   gexi_tls.moved_at = now; /* (only a move counts: a mask widened later may move at once) */
-  gexi_tls.moves++;
   return true;
 }
 
@@ -230,7 +248,7 @@ static bool move_off(uint64_t now, const cpu_set_t *theirs) {
  * mode spin (which UPC++ sets where the host has a core for each of its
  * ranks), a thread found off its home CPU -- the one at its rank's place
  * among the machine's ranks (machine_index) in its mask -- moves back there
- * (pinned to it alone, then given its whole mask back); it looks at most
+ * (move_to); it looks at most
  * once per GEXI_HOME_LOOK_NS.  The scheduler wakes a sleeping rank on its
  * waker's CPU, so two ranks that wake each other end up on one CPU, and
  * beside other programs' busy loops a round trip then took 44 to 130 us
@@ -244,15 +262,8 @@ static bool move_off(uint64_t now, const cpu_set_t *theirs) {
 static void move_home(uint64_t now, bool if_preempted) {
   if (gexi_ctx.machine_ranks < 2 || now - gexi_tls.moved_at < GEXI_HOME_LOOK_NS) return;
   gexi_tls.moved_at = now; /* (a look counts: the mask is read at most that often) */
-  if (if_preempted) {
-    struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) != 0) return;
-    const uint64_t n = (uint64_t)ru.ru_nivcsw + 1; /* (a first look only records) */
-    const bool preempted = gexi_tls.preemptions && n != gexi_tls.preemptions;
-    gexi_tls.preemptions = n;
-    if (!preempted) return;
-  }
-  cpu_set_t mask, to;
+  if (if_preempted && !preempted_since_last_look()) return;
+  cpu_set_t mask;
   const int me = sched_getcpu();
   if (me < 0 || sched_getaffinity(0, sizeof mask, &mask) != 0) return;
   const int n = CPU_COUNT(&mask);
@@ -260,12 +271,7 @@ static void move_home(uint64_t now, bool if_preempted) {
   int k = (int)(gexi_ctx.machine_index % (uint32_t)n), home = -1;
   for (int c = 0; c < CPU_SETSIZE && home < 0; c++)
     if (CPU_ISSET(c, &mask) && k-- == 0) home = c;
-  if (home < 0 || home == me) return;
-  CPU_ZERO(&to);
-  CPU_SET(home, &to);
-  if (sched_setaffinity(0, sizeof to, &to) != 0) return;
-  (void)sched_setaffinity(0, sizeof mask, &mask);
-  gexi_tls.moves++;
+  if (home >= 0 && home != me) (void)move_to(home, &mask);
 }
 
 /* What an idle moment does once it is not only counted (idle, below). */
@@ -361,13 +367,7 @@ __attribute__((noinline)) static void idle_decide(bool may_sleep) {
       /* A yield may come back at once although others want the core (the
        * scheduler can pick the yielder again); a preemption since the last
        * look says so too. */
-      struct rusage ru;
-      bool preempted = false;
-      if (getrusage(RUSAGE_THREAD, &ru) == 0) { /* (a first look only records) */
-        const uint64_t n = (uint64_t)ru.ru_nivcsw + 1;
-        preempted = gexi_tls.preemptions && n != gexi_tls.preemptions;
-        gexi_tls.preemptions = n;
-      }
+      const bool preempted = preempted_since_last_look();
       if (preempted || t1 - t0 >= GEXI_YIELD_AWAY_NS)
         gexi_tls.contended_until = t1 + GEXI_CONTENDED_NS;
     } else {
