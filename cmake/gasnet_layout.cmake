@@ -91,7 +91,10 @@ list(GET GEX_GASNET_RELEASE 2 GEX_GASNET_RELEASE_PATCH)
 # 'upcxx --version' prints that file's first line after its own version.
 # libgex's line: libgex-<release>[-g<commit of the sources installed>]:
 # the commit is looked up again at every install, since a build directory
-# outlives commits.
+# outlives commits.  Installs from one build directory may run at once (the
+# tests' install_test, cmake_client, install_prefix): each writes a file of
+# its own (mktemp) and renames it over version.git, so none copies one that
+# another has just truncated (install_layout found it empty once).
 set(GEX_VERSION_LINE "libgex-${GEX_GASNET_RELEASE_MAJOR}.${GEX_GASNET_RELEASE_MINOR}.${GEX_GASNET_RELEASE_PATCH}")
 file(WRITE "${CMAKE_BINARY_DIR}/version.git" "${GEX_VERSION_LINE}\n")
 find_package(Git QUIET)
@@ -104,7 +107,13 @@ if(GIT_FOUND AND EXISTS "${CMAKE_SOURCE_DIR}/.git")
     if(_rc EQUAL 0 AND _c)
       string(APPEND _line \"-g\${_c}\")
     endif()
-    file(WRITE \"${CMAKE_BINARY_DIR}/version.git\" \"\${_line}\\n\")")
+    execute_process(COMMAND mktemp \"${CMAKE_BINARY_DIR}/version.git.XXXXXX\"
+                    OUTPUT_VARIABLE _tmp OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc)
+    if(NOT _rc EQUAL 0)
+      message(FATAL_ERROR \"mktemp ${CMAKE_BINARY_DIR}/version.git.XXXXXX failed\")
+    endif()
+    file(WRITE \"\${_tmp}\" \"\${_line}\\n\")
+    file(RENAME \"\${_tmp}\" \"${CMAKE_BINARY_DIR}/version.git\")")
 endif()
 install(FILES "${CMAKE_BINARY_DIR}/version.git" DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/GASNet")
 list(JOIN GEX_GASNET_RELEASE "." GEX_GASNET_RELEASE)
